@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The project's two front doors, usable on a fresh clone with nothing but Python 3.11+.
+
+    python3 dev.py up      run the service locally on embedded defaults
+    python3 dev.py test    run the whole test suite (what CI runs)
+
+Each command first makes `.venv` and installs the project into it (only when
+pyproject.toml changed since the last install), so there is nothing to set up by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+STAMP = VENV / ".installed"
+
+
+def _run(cmd: list[str], **kw: object) -> int:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.call(cmd, cwd=ROOT, **kw)  # type: ignore[arg-type]
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit("Python 3.11 or newer is needed (found %s)" % sys.version.split()[0])
+    if not PY.exists():
+        if _run([sys.executable, "-m", "venv", str(VENV)]) != 0:
+            sys.exit("could not create .venv")
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == digest:
+        return
+    _run([str(PY), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    if _run([str(PY), "-m", "pip", "install", "-q", "-e", ".[dev]"]) != 0:
+        sys.exit("installing the project failed")
+    STAMP.write_text(digest)
+
+
+def up(args: list[str]) -> int:
+    return _run([str(BIN / "lupus"), "up", *args])
+
+
+def test(args: list[str]) -> int:
+    code = _run([str(BIN / "ruff"), "check", "."])
+    code |= _run([str(PY), "-m", "mypy"])
+    code |= _run([str(PY), "-m", "pytest", *args])
+    return code
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"up", "test"}:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    cmd, rest = sys.argv[1], sys.argv[2:]
+    return up(rest) if cmd == "up" else test(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
