@@ -1,0 +1,99 @@
+"""The rules engine: a pure, deterministic transition function for Lupus in Tabula,
+its expansion's Aura variant, and Lupusburg.
+
+The surface is small and fixed::
+
+    state, events = new_game(config, seed)
+    legal_actions(state, player)  -> [Action]
+    actors(state)                 -> players who may act now
+    state, events = apply(state, action)          # or IllegalAction(reason)
+    state, events = close_phase(state, phase_no)  # a stale phase_no changes nothing
+    outcome(state)                -> Outcome | None
+    view(state, player), public_view(state), moderator_view(state)
+    to_json(state), from_json(text)
+
+No I/O, no clock, no environment: chance comes from the seed kept in the state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from . import rulesets as _rulesets
+from .errors import IllegalAction, InvalidSetup, LupusError
+from .notation import parse_move
+from .ruleset import GameState, rules_for
+from .types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Team, Verb
+
+_ = _rulesets
+
+__all__ = [
+    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
+    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "close_phase", "from_dict", "from_json",
+    "legal_actions", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
+    "to_json", "view",
+]
+
+
+def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
+    return rules_for(config.rules).new_game(config, seed)
+
+
+def legal_actions(state: GameState, player: str) -> list[Action]:
+    return rules_for(state.rules).legal_actions(state, player)
+
+
+def actors(state: GameState) -> tuple[str, ...]:
+    return rules_for(state.rules).actors(state)
+
+
+def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
+    return rules_for(state.rules).apply(state, action)
+
+
+def close_phase(state: GameState, phase_no: int | None = None) -> tuple[GameState, list[Event]]:
+    """Close the current phase (its deadline passed). A ``phase_no`` that is not the current
+    phase's is stale: nothing changes, so a deadline delivered twice acts once."""
+    if phase_no is not None and phase_no != state.phase_no:
+        return state, []
+    if state.phase is Phase.OVER:
+        return state, []
+    return rules_for(state.rules).close_phase(state)
+
+
+def outcome(state: GameState) -> Outcome | None:
+    return rules_for(state.rules).outcome(state)
+
+
+def view(state: GameState, player: str) -> dict[str, Any]:
+    return rules_for(state.rules).view(state, player)
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    return rules_for(state.rules).public_view(state)
+
+
+def moderator_view(state: GameState) -> dict[str, Any]:
+    return rules_for(state.rules).moderator_view(state)
+
+
+def summary(state: GameState) -> dict[str, Any]:
+    return rules_for(state.rules).summary(state)
+
+
+def parse_target(state: GameState, text: str) -> str:
+    return rules_for(state.rules).parse_target(state, text)
+
+
+def to_json(state: GameState) -> str:
+    return json.dumps(state.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+
+def from_dict(raw: Mapping[str, Any]) -> GameState:
+    return rules_for(raw["rules"]).from_dict(raw)
+
+
+def from_json(text: str) -> GameState:
+    return from_dict(json.loads(text))

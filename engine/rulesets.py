@@ -1,0 +1,8 @@
+"""Every rule set the engine knows, registered by name."""
+
+from __future__ import annotations
+
+from .ruleset import register
+from .tabula.rules import RULES as TABULA
+
+register(TABULA)

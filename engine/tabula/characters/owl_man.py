@@ -1,0 +1,53 @@
+"""Owl-man: each night names a player, who becomes one of the two suspects the next day
+(in place of the second-ranked, unless already a suspect).
+
+Deadly Owl-man (more than 20 players, or the option ``deadly_owl``): his choice dies at
+the start of the day unless a Werewolf or the Werehamster.
+"""
+
+from __future__ import annotations
+
+from ...types import Role, Team, Verb
+from ..character import Character, Power, is_wolf, night_step, register
+from ..state import TabulaState
+from ..table import Table
+
+HOOT = Power(Verb.OWL, "owl:{actor}")
+
+OWL_MAN = register(Character(Role.OWL_MAN, Team.HUMANS, powers=(HOOT,), min_players=12))
+
+#: More than this many players makes the Owl-man deadly.
+DEADLY_ABOVE = 20
+
+
+def deadly(state: TabulaState) -> bool:
+    opt = state.options.get("deadly_owl")
+    if opt is not None:
+        return bool(opt)
+    return len(state.players) > DEADLY_ABOVE
+
+
+def owl_pick(table: Table) -> str | None:
+    for actor, target in table.choices_with_prefix("owl:"):
+        if actor in table.start.alive:
+            return target
+    return None
+
+
+@night_step(33, "owl_man")
+def hoot(table: Table) -> None:
+    table.marks.pop("owl", None)
+    target = owl_pick(table)
+    if target is not None:
+        table.marks["owl"] = target
+
+
+@night_step(95, "owl_man.deadly")
+def deadly_hoot(table: Table) -> None:
+    target = table.marks.get("owl")
+    if target is None or not deadly(table.start):
+        return
+    s = table.start
+    if is_wolf(s, target) or s.roles[target] is Role.WEREHAMSTER:
+        return
+    table.kill(target, "owl")

@@ -1,0 +1,46 @@
+"""Seer: each night looks at another living player and learns at close whether he is a
+Werewolf ("Were": Werewolves, Lara, Darius, the Werecow, a Mythomaniac turned Werewolf).
+
+The look is a shared slot: a Mythomaniac who copied the Seer looks with him, the last
+choice counting. Looking at the Werehamster kills him (his own hook).
+"""
+
+from __future__ import annotations
+
+from ...types import Role, Team, Verb
+from ..character import Character, Power, card, night_step, powers_of, reads_as_were, register
+from ..table import Table
+
+ORDER = 30
+LOOK = Power(Verb.SEE, "seer")
+
+SEER = register(Character(Role.SEER, Team.HUMANS, powers=(LOOK,), channel="seer"))
+
+
+def sharers(table: Table, slot: str) -> list[str]:
+    """Living players (at the night's start) who hold the power with this slot."""
+    s = table.start
+    return [p for p in s.players if p in s.alive and any(pw.slot == slot for pw in powers_of(s, p))]
+
+
+def look(table: Table, slot: str, key: str) -> None:
+    """The look shared by the Seer, the Fortune Teller and Darius (each with its own slot)."""
+    target = table.choice(slot)
+    if target is None:
+        return
+    readers = sharers(table, slot)
+    if not readers:
+        return
+    table.tell(readers, key, target=target, were=reads_as_were(table.start, target), night=table.start.night)
+    hook = card(table.start, target).on_seen
+    if hook is not None and slot in SEEING_SLOTS:
+        hook(table, target)
+
+
+#: Looks that kill the Werehamster (the Seer's and the Fortune Teller's, not Darius's).
+SEEING_SLOTS = {"seer", "fortune_teller"}
+
+
+@night_step(ORDER, "seer")
+def seer_looks(table: Table) -> None:
+    look(table, "seer", "seer.result")

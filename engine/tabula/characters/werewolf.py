@@ -1,0 +1,76 @@
+"""Werewolf: hunts with the pack at night.
+
+The pack learns its members when the cards are dealt. Each night every living Werewolf
+names a victim (``kill X``; in ``tabula`` never a Werewolf); at close the target named by
+most living Werewolves dies, a tie broken at random. A Bodyguard's protection, a
+Werewolf-proof target or a Zombie means nobody dies. Another character may override the
+pack's choice by setting ``table.scratch['pack_victim']`` before this step (Lara).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from ...types import Role, RuleSet, Team, Verb
+from ..character import Character, Power, is_wolf, night_step, pack, register
+from ..state import TabulaState
+from ..table import Table
+
+ORDER = 70
+CHANNEL = "werewolves"
+
+
+def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
+    """Another living player who is not a Werewolf (the Aura variant lets them choose their own)."""
+    own_ok = state.rules is RuleSet.AURA
+    return (p for p in state.players if p != actor and p in state.alive and (own_ok or not is_wolf(state, p)))
+
+
+HUNT = Power(Verb.KILL, "pack:{actor}", targets=pack_targets)
+
+
+def _deal(table: Table) -> None:
+    members = pack(table.start, living_only=False)
+    table.tell(members, "werewolf.pack", channel=CHANNEL, members=list(members))
+
+
+WEREWOLF = register(
+    Character(
+        Role.WEREWOLF,
+        Team.WEREWOLVES,
+        reads_as_were=True,
+        wicked=True,
+        wolf=True,
+        powers=(HUNT,),
+        on_deal=_deal,
+        unique=False,
+        channel=CHANNEL,
+    )
+)
+
+
+def pack_victim(table: Table) -> str | None:
+    """The target named by most living Werewolves; a tie is broken by the game's generator."""
+    start = table.start
+    named = [t for actor, t in table.choices_with_prefix("pack:") if actor in start.alive and t is not None]
+    if not named:
+        return None
+    counts = Counter(named)
+    top = max(counts.values())
+    tied = sorted(t for t, n in counts.items() if n == top)
+    if len(tied) == 1:
+        return tied[0]
+    return table.rng.choice(tied)
+
+
+@night_step(ORDER, "werewolves")
+def slaughter(table: Table) -> None:
+    victim = table.scratch.get("pack_victim") or pack_victim(table)
+    if victim is None or victim not in table.alive:
+        return
+    from ..character import card  # late: the victim's card decides
+
+    if victim in table.protected or victim in table.immune or card(table.start, victim).wolf_proof:
+        return
+    table.kill(victim, "werewolves")

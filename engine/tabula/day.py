@@ -1,0 +1,138 @@
+"""The day: public nominations, two suspects, a secret ballot, a lynching.
+
+Nominations: every player, Ghosts included, has one vote for any living player; it is
+final and announced with the running tally. The two most voted are suspects, ranked by
+votes and then by the tie order; with fewer than two players voted for, the tie order fills
+the rest. The Owl-man's choice takes the second place unless already a suspect.
+
+Ballot: living players who are not suspects vote secretly for a suspect, and may change
+their vote until the close, when all ballots are revealed. Most votes is lynched; a tie
+(0-0 included) goes by the tie order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..errors import IllegalAction
+from ..types import Action, Event, Phase
+from .character import DAY_CLOSE_STEPS
+from .order import first_in_order, tie_order
+from .state import TabulaState
+from .table import Table
+
+
+# -- who votes --------------------------------------------------------------------------------------
+def speaks_as_living(state: TabulaState, player: str) -> bool:
+    """Living, or a revealed Deadalive, who goes on talking and voting as a living character."""
+    return player in state.alive or player in state.marks.get("walking", ())
+
+
+def nomination_voters(state: TabulaState) -> tuple[str, ...]:
+    voted = {v for v, _ in state.votes}
+    return tuple(p for p in state.players if p not in voted)
+
+
+def nomination_targets(state: TabulaState) -> tuple[str, ...]:
+    return state.living()
+
+
+def ballot_voters(state: TabulaState) -> tuple[str, ...]:
+    return tuple(p for p in state.players if speaks_as_living(state, p) and p not in state.suspects)
+
+
+def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
+    """[[name, votes], ...] by votes, then by the tie order."""
+    counts = Counter(votes)
+    order = tie_order(state)
+    return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], order.index(kv[0])))]
+
+
+# -- acting -----------------------------------------------------------------------------------------
+def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
+    voter, target = action.actor, action.target
+    if target is None:
+        raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
+    if state.phase is Phase.NOMINATIONS:
+        if any(v == voter for v, _ in state.votes):
+            raise IllegalAction("vote.already", "you have already voted: a nomination is final")
+        if target not in state.alive:
+            raise _not_living(state, target)
+        votes = (*state.votes, (voter, target))
+        new = state.evolve(votes=votes)
+        return new, [Event("day.vote", {"voter": voter, "target": target,
+                                         "tally": tally([t for _, t in votes], new)})]
+    if state.phase is Phase.BALLOT:
+        if voter in state.suspects:
+            raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
+        if not speaks_as_living(state, voter):
+            raise IllegalAction("ballot.ghost", "Ghosts do not vote in the ballot")
+        if target not in state.suspects:
+            names = " or ".join(state.suspects)
+            raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",
+                                target=target, suspects=list(state.suspects))
+        ballots = dict(state.ballots)
+        changed = voter in ballots
+        ballots[voter] = target
+        return state.evolve(ballots=ballots), [
+            Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))
+        ]
+    raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
+
+
+def _not_living(state: TabulaState, target: str) -> IllegalAction:
+    if target not in state.players:
+        return IllegalAction("target.unknown", f"there is no player called {target}", target=target)
+    return IllegalAction("target.dead", f"{target} is dead", target=target)
+
+
+# -- closing ----------------------------------------------------------------------------------------
+def choose_suspects(state: TabulaState) -> tuple[str, ...]:
+    order = tie_order(state)
+    counts = Counter(t for _, t in state.votes if t in state.alive)
+    ranked = sorted(counts, key=lambda p: (-counts[p], order.index(p)))[:2]
+    for p in order:
+        if len(ranked) >= 2:
+            break
+        if p in state.alive and p not in ranked:
+            ranked.append(p)
+    owl = state.marks.get("owl")
+    if owl is not None and owl in state.alive and owl not in ranked:
+        ranked = [*ranked[:1], owl]
+    return tuple(ranked)
+
+
+def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
+    suspects = choose_suspects(state)
+    events: list[Event] = []
+    owl = state.marks.get("owl")
+    if owl is not None and owl in state.alive:
+        events.append(Event("owl_man.named", {"target": owl}))
+    new = state.evolve(phase=Phase.BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={},
+                       marks={k: v for k, v in state.marks.items() if k != "owl"})
+    events.append(Event("day.suspects", {"suspects": list(suspects),
+                                         "tally": tally([t for _, t in state.votes], state)}))
+    events.append(Event("phase.ballot", {"day": state.day, "suspects": list(suspects)}))
+    return new, events
+
+
+def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
+    counts = {s: 0 for s in state.suspects}
+    for v, t in state.ballots.items():
+        if t in counts and v in ballot_voters(state):
+            counts[t] += 1
+    top = max(counts.values())
+    return first_in_order(state, [s for s, n in counts.items() if n == top]), counts
+
+
+def close_ballot(state: TabulaState) -> tuple[Table, str]:
+    """Reveal the ballots and lynch; the caller checks the end and starts the night."""
+    lynched, counts = lynch_choice(state)
+    table = Table(state, "lynch")
+    ballots = {v: state.ballots[v] for v in state.players if v in state.ballots}
+    table.announce("day.ballots", ballots=ballots, counts=counts, lynched=lynched)
+    table.lynched.append(lynched)
+    table.kill(lynched, "lynched")
+    for step in DAY_CLOSE_STEPS:
+        step.run(table)
+    return table, lynched

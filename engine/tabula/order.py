@@ -1,0 +1,29 @@
+"""The order around the table, which breaks every tie.
+
+Counting starts with the player after the reference and ends with the reference himself:
+in ``tabula`` the "Welcome!" holder (before anyone holds it, counting starts at the first
+seat); in ``aura`` the character marked by the Werewolf Claw that night, if any.
+"""
+
+from __future__ import annotations
+
+from .state import TabulaState
+
+
+def reference(state: TabulaState) -> str | None:
+    claw = state.marks.get("claw")
+    return claw if claw else state.welcome
+
+
+def tie_order(state: TabulaState) -> tuple[str, ...]:
+    players = state.players
+    ref = reference(state)
+    if ref is None:
+        return players
+    i = players.index(ref)
+    return players[i + 1 :] + players[: i + 1]
+
+
+def first_in_order(state: TabulaState, candidates: list[str] | set[str] | tuple[str, ...]) -> str:
+    order = tie_order(state)
+    return min(candidates, key=order.index)

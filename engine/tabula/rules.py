@@ -1,0 +1,214 @@
+"""The rule set ``tabula``: creating a game, what may be played, playing it, closing phases."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import IllegalAction, InvalidSetup
+from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
+from . import characters as _characters  # noqa: F401  (registers every character)
+from . import day, deck, end, night, views
+from .character import CHARACTERS, Power, powers_of
+from .state import TabulaState
+from .table import Table
+
+_ = _characters
+
+
+def check_names(players: tuple[str, ...]) -> None:
+    if len({p.casefold() for p in players}) != len(players):
+        raise InvalidSetup("setup.duplicate_name", "two players have the same name")
+    for p in players:
+        if not p or not p.strip() or p != p.strip() or any(c.isspace() for c in p) or ":" in p or p.startswith("#"):
+            raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')",
+                               name=p)
+
+
+class TabulaRules:
+    name = RuleSet.TABULA
+
+    # -- creating ---------------------------------------------------------------------------------
+    def deal(self, config: GameConfig, seed: int) -> dict[str, Role]:
+        players = config.players
+        if config.roles:
+            return deck.fixed(players, {p: str(r) for p, r in config.roles.items()})
+        cards = deck.build(len(players), config.deck, config.theme, seed)
+        return deck.deal(players, cards, seed)
+
+    def new_game(self, config: GameConfig, seed: int) -> tuple[TabulaState, list[Event]]:
+        players = tuple(config.players)
+        check_names(players)
+        roles = self.deal(config, seed)
+        options = dict(config.options)
+        if config.theme:
+            options.setdefault("theme", config.theme)
+        state = TabulaState(
+            rules=self.name, seed=seed, players=players, roles=roles, options=options,
+            phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
+            welcome=None, choices={}, votes=(), ballots={}, suspects=(), marks={}, knowledge={},
+        )
+        return self.start(state)
+
+    def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
+        table = Table(state, "deal")
+        deck_counts = Counter(r.value for r in state.roles.values())
+        table.announce("game.started", rules=state.rules.value, players=list(state.players),
+                       deck=dict(sorted(deck_counts.items())))
+        for p in state.players:
+            table.tell(p, "role.dealt", role=state.roles[p].value)
+        for role in sorted(set(state.roles.values()), key=list(Role).index):
+            hook = CHARACTERS[role].on_deal
+            if hook is not None:
+                hook(table)
+        table.announce("phase.night", night=1)
+        return table.freeze(), table.events
+
+    # -- asking -----------------------------------------------------------------------------------
+    def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
+        if state.phase is Phase.OVER or player not in state.roles:
+            return []
+        out: list[Action] = []
+        if state.phase is Phase.NOMINATIONS:
+            if player in day.nomination_voters(state):
+                out.extend(Action(player, Verb.VOTE, t) for t in day.nomination_targets(state))
+        elif state.phase is Phase.BALLOT and player in day.ballot_voters(state):
+            out.extend(Action(player, Verb.VOTE, t) for t in state.suspects)
+        for power in powers_of(state, player):
+            if power.usable(state, player):
+                if power.no_target:
+                    out.append(Action(player, power.verb, None))
+                else:
+                    out.extend(Action(player, power.verb, t) for t in power.targets(state, player))
+        return out
+
+    def actors(self, state: TabulaState) -> tuple[str, ...]:
+        return tuple(p for p in state.players if self.legal_actions(state, p))
+
+    def outcome(self, state: TabulaState) -> Outcome | None:
+        return state.outcome
+
+    # -- acting -----------------------------------------------------------------------------------
+    def apply(self, state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
+        actor = action.actor
+        if state.phase is Phase.OVER:
+            raise IllegalAction("game.over", "the game is over")
+        if actor not in state.roles:
+            raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
+        if action.verb is Verb.VOTE and state.phase in (Phase.NOMINATIONS, Phase.BALLOT):
+            return day.vote(state, action)
+        power = self._power_for(state, action)
+        target = action.target
+        if power.no_target:
+            target = None
+        elif target is None:
+            raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
+        elif target not in set(power.targets(state, actor)):
+            raise self._bad_target(state, actor, target)
+        if power.immediate is not None:
+            return power.immediate(state, actor, target)
+        slot = power.slot_for(actor)
+        choices = dict(state.choices)
+        changed = slot in choices
+        choices[slot] = (action.verb, target)
+        new = state.evolve(choices=choices)
+        channel = CHARACTERS[state.roles[actor]].channel if "{actor}" not in power.slot or slot.startswith(
+            "pack:") else None
+        to = self._channel_members(new, actor, slot, channel)
+        data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
+        return new, [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
+
+    def _channel_members(self, state: TabulaState, actor: str, slot: str, channel: str | None) -> tuple[str, ...]:
+        """Who sees a choice: the actor, and those who share its slot (the pack, a copied Seer)."""
+        if slot.startswith("pack:"):
+            from .character import pack
+
+            return pack(state)
+        if "{" in slot or channel is None:
+            return (actor,)
+        return tuple(p for p in state.players if p in state.alive
+                     and any(pw.slot == slot for pw in powers_of(state, p))) or (actor,)
+
+    def _power_for(self, state: TabulaState, action: Action) -> Power:
+        mine = [p for p in powers_of(state, action.actor) if p.verb is action.verb]
+        for p in mine:
+            if p.usable(state, action.actor):
+                return p
+        if action.verb is Verb.VOTE:
+            raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
+        if not mine:
+            raise IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
+                                verb=action.verb.value)
+        p = mine[0]
+        if action.actor not in state.alive and not p.as_ghost:
+            raise IllegalAction("actor.dead", "Ghosts cannot act")
+        if state.phase not in p.phases:
+            when = "at night" if Phase.NIGHT in p.phases else "by day"
+            raise IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
+                                verb=action.verb.value)
+        raise IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
+
+    def _bad_target(self, state: TabulaState, actor: str, target: str) -> IllegalAction:
+        if target not in state.roles:
+            return IllegalAction("target.unknown", f"there is no player called {target}", target=target)
+        if target == actor:
+            return IllegalAction("target.self", "you cannot choose yourself")
+        if target not in state.alive:
+            return IllegalAction("target.dead", f"{target} is dead", target=target)
+        return IllegalAction("target.not_allowed", f"you cannot choose {target}", target=target)
+
+    # -- closing ----------------------------------------------------------------------------------
+    def close_phase(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
+        if state.phase is Phase.NIGHT:
+            table = night.resolve(state)
+            return self._after_deaths(table, Phase.NOMINATIONS)
+        if state.phase is Phase.NOMINATIONS:
+            return day.close_nominations(state)
+        if state.phase is Phase.BALLOT:
+            table, _ = day.close_ballot(state)
+            return self._after_deaths(table, Phase.NIGHT)
+        return state, []
+
+    def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
+        s = table.start
+        state = table.freeze()
+        events = table.events
+        outcome = end.check(state)
+        if outcome is not None:
+            done, more = end.finish(state.evolve(phase_no=s.phase_no + 1), outcome)
+            return done, events + more
+        if nxt is Phase.NOMINATIONS:
+            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
+            events.append(Event("phase.nominations", {"day": s.day + 1}))
+        else:
+            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
+            events.append(Event("phase.night", {"night": s.night + 1}))
+        return state, events
+
+    # -- telling ----------------------------------------------------------------------------------
+    def view(self, state: TabulaState, player: str) -> dict[str, Any]:
+        return views.player_view(self, state, player)
+
+    def public_view(self, state: TabulaState) -> dict[str, Any]:
+        return views.public_view(state)
+
+    def moderator_view(self, state: TabulaState) -> dict[str, Any]:
+        return views.moderator_view(state)
+
+    def summary(self, state: TabulaState) -> dict[str, Any]:
+        return views.summary(state)
+
+    def from_dict(self, raw: Mapping[str, Any]) -> TabulaState:
+        return TabulaState.from_dict(raw)
+
+    def parse_target(self, state: TabulaState, text: str) -> str:
+        for p in state.players:
+            if p.casefold() == text.casefold():
+                return p
+        return text
+
+
+RULES = TabulaRules()

@@ -1,0 +1,122 @@
+"""A working copy of the state while a phase closes: the Moderator's table.
+
+Closing a phase does many small things in order (looks, protections, kills, hooks, the
+end check). They act on this mutable scratchpad, which is private to one call and turned
+back into an immutable state by ``freeze``: the engine stays a pure function.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..rng import rng as derive_rng
+from ..types import Event, Role
+from . import character as ch
+from .state import Fact, TabulaState
+
+
+class Table:
+    def __init__(self, state: TabulaState, purpose: str) -> None:
+        self.start = state
+        self.state = state  # refreshed by sync() so character predicates see the table
+        self.alive: set[str] = set(state.alive)
+        self.dead: list[str] = list(state.dead)
+        self.lynched: list[str] = list(state.lynched)
+        self.welcome = state.welcome
+        self.marks: dict[str, Any] = dict(state.marks)
+        self.knowledge: dict[str, list[Fact]] = {}
+        self.events: list[Event] = []
+        self.died_now: list[tuple[str, str]] = []
+        """(player, cause) of this close, in order."""
+        self.protected: set[str] = set()
+        self.immune: set[str] = set()
+        self.scratch: dict[str, Any] = {}
+        """For steps of one close to talk to later steps (Lara's override of the pack)."""
+        self._rng: random.Random | None = None
+        self._purpose = purpose
+
+    # -- chance -----------------------------------------------------------------------------------
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = derive_rng(self.start.seed, self.start.phase_no, self._purpose)
+        return self._rng
+
+    # -- reading ----------------------------------------------------------------------------------
+    def sync(self) -> TabulaState:
+        """The state as the table stands now (for the character predicates)."""
+        self.state = self.freeze()
+        return self.state
+
+    def choice(self, slot: str) -> str | None:
+        c = self.start.choices.get(slot)
+        return c[1] if c else None
+
+    def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
+        """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
+        out = []
+        for p in self.start.players:
+            c = self.start.choices.get(prefix + p)
+            if c is not None:
+                out.append((p, c[1]))
+        return out
+
+    def living(self) -> list[str]:
+        return [p for p in self.start.players if p in self.alive]
+
+    def holders(self, role: Role, living: bool = True) -> list[str]:
+        return [p for p in self.start.players if self.start.roles[p] is role and (not living or p in self.alive)]
+
+    # -- telling ----------------------------------------------------------------------------------
+    def tell(self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None,
+             **data: Any) -> None:
+        """A private fact: remembered in each reader's knowledge and sent to them."""
+        to = (players,) if isinstance(players, str) else tuple(players)
+        if not to:
+            return
+        fact = {"key": key, **data}
+        for p in to:
+            self.knowledge.setdefault(p, []).append(fact)
+        self.events.append(Event(key, data, to, channel))
+
+    def announce(self, key: str, **data: Any) -> None:
+        self.events.append(Event(key, data))
+
+    # -- dying ------------------------------------------------------------------------------------
+    def kill(self, player: str, cause: str) -> bool:
+        """Kill a living player; his character's death hook may change what happens."""
+        if player not in self.alive:
+            return False
+        self.alive.discard(player)
+        self.dead.append(player)
+        self.died_now.append((player, cause))
+        hook = ch.CHARACTERS[self.start.roles[player]].on_death
+        if hook is not None:
+            self.sync()
+            hook(self, player, cause)
+        return True
+
+    def revive(self, player: str) -> None:
+        if player in self.alive:
+            return
+        self.alive.add(player)
+        if player in self.dead:
+            self.dead.remove(player)
+
+    # -- back to a value --------------------------------------------------------------------------
+    def freeze(self, **changes: Any) -> TabulaState:
+        knowledge = self.start.knowledge
+        if self.knowledge:
+            knowledge = dict(knowledge)
+            for p, facts in self.knowledge.items():
+                knowledge[p] = knowledge.get(p, ()) + tuple(facts)
+        return self.start.evolve(
+            alive=frozenset(self.alive),
+            dead=tuple(self.dead),
+            lynched=tuple(self.lynched),
+            welcome=self.welcome,
+            marks=dict(self.marks),
+            knowledge=knowledge,
+            **changes,
+        )

@@ -1,0 +1,192 @@
+"""The engine's vocabulary: rule sets, characters, phases, verbs, actions, events, outcomes.
+
+Everything here is an immutable value that serializes to JSON primitives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class RuleSet(StrEnum):
+    """Which game is played; the name a game record uses in ``rules:``."""
+
+    TABULA = "tabula"
+    """Lupus in Tabula, 8+ players, with any of the expansion's characters; the bot is the Moderator."""
+    AURA = "aura"
+    """Lady Werewolf's Revenge's 4-7 player variant with Aura cards."""
+    LUPUSBURG = "lupusburg"
+    """The stand-alone variant: two characters each, houses, a Thief, a Burgomaster."""
+
+
+class Role(StrEnum):
+    """A character card, by the name game records use."""
+
+    VILLAGER = "villager"
+    WEREWOLF = "werewolf"
+    SEER = "seer"
+    MEDIUM = "medium"
+    POSSESSED = "possessed"
+    BODYGUARD = "bodyguard"
+    OWL_MAN = "owl_man"
+    FREEMASON = "freemason"
+    WEREHAMSTER = "werehamster"
+    MYTHOMANIAC = "mythomaniac"
+    # Lady Werewolf's Revenge
+    LARA = "lara"
+    BARON_SAMEDI = "baron_samedi"
+    MISS_PURPLE = "miss_purple"
+    DARIUS = "darius"
+    WERECOW = "werecow"
+    DEADALIVE = "deadalive"
+    DORIAN_WOLF = "dorian_wolf"
+    DR_JEKYLL = "dr_jekyll"
+    HAMLET = "hamlet"
+    FORTUNE_TELLER = "fortune_teller"
+    # Lupusburg
+    TOWNSFOLK = "townsfolk"
+    THIEF = "thief"
+
+
+class Team(StrEnum):
+    """A side that wins as a whole (or a character who wins alone)."""
+
+    HUMANS = "humans"
+    WEREWOLVES = "werewolves"
+    WEREHAMSTER = "werehamster"
+    DARIUS = "darius"
+    WEREWOLF = "werewolf"  # Lupusburg: the Werewolf's player alone
+    TOWNSFOLK = "townsfolk"  # Lupusburg: the best score among the others
+
+
+class Phase(StrEnum):
+    """The kind of the current phase."""
+
+    NIGHT = "night"
+    """Every night role chooses privately; resolved at close in the rulings' order."""
+    NOMINATIONS = "nominations"
+    """Public votes, final once cast; the two most voted become suspects."""
+    BALLOT = "ballot"
+    """Secret votes between the two suspects, revealed together at close."""
+    OVER = "over"
+    """The game has ended."""
+
+
+class Verb(StrEnum):
+    """What a player may type (in English; the service translates the other languages)."""
+
+    KILL = "kill"
+    SEE = "see"
+    PROTECT = "protect"
+    OWL = "owl"
+    MIMIC = "mimic"
+    VOTE = "vote"
+    REVIVE = "revive"
+    PORTRAIT = "portrait"
+    SKULL = "skull"
+    POTION = "potion"
+    PEEK = "peek"
+    REVEAL = "reveal"
+    PRIVILEGE = "privilege"
+    SHOW = "show"
+    BET = "bet"
+    COIN = "coin"
+
+
+#: Verbs that name no target.
+NO_TARGET_VERBS = frozenset({Verb.REVIVE})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One player's move, exactly what he would type: ``vote bob`` by ``ann``."""
+
+    actor: str
+    verb: Verb
+    target: str | None = None
+
+    def text(self) -> str:
+        return self.verb.value if self.target is None else f"{self.verb.value} {self.target}"
+
+    def __str__(self) -> str:
+        return f"{self.actor}: {self.text()}"
+
+
+EVERYONE: None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for an audience.
+
+    ``key`` names the message (the service renders it per recipient and language);
+    ``to`` is ``None`` for everyone, else the players who may learn it;
+    ``channel`` names a shared private channel (``werewolves``, ``freemasons``) when the
+    audience is a team rather than one player.
+    """
+
+    key: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    to: tuple[str, ...] | None = EVERYONE
+    channel: str | None = None
+
+    @property
+    def public(self) -> bool:
+        return self.to is None
+
+    def for_player(self, player: str) -> bool:
+        return self.to is None or player in self.to
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "data": dict(self.data)}
+        if self.to is not None:
+            out["to"] = list(self.to)
+        if self.channel is not None:
+            out["channel"] = self.channel
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Event:
+        to = raw.get("to")
+        return cls(raw["key"], dict(raw.get("data", {})), tuple(to) if to is not None else None, raw.get("channel"))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winning side, the winning players (seating order), and a reason key."""
+
+    team: Team
+    winners: tuple[str, ...]
+    reason: str
+    scores: Mapping[str, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"team": self.team.value, "winners": list(self.winners), "reason": self.reason}
+        if self.scores is not None:
+            out["scores"] = dict(self.scores)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Outcome:
+        scores = raw.get("scores")
+        return cls(Team(raw["team"]), tuple(raw["winners"]), raw["reason"], dict(scores) if scores else None)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What a game is created from (besides the seed).
+
+    ``players`` is the seating, clockwise. ``roles`` fixes the cards (a record may name them);
+    otherwise ``deck`` (a list of role names) or ``theme`` builds the deck, else the rule set's
+    default deck for the player count. ``options`` are rule-set options.
+    """
+
+    rules: RuleSet
+    players: tuple[str, ...]
+    roles: Mapping[str, Any] | None = None
+    deck: tuple[str, ...] | None = None
+    theme: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""The application: persistence, the command language, the channels, the texts."""

@@ -1,0 +1,58 @@
+"""The ``lupus`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Lupus in Tabula, moderated by message.")
+
+
+@app.command()
+def replay(
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a game record (YAML or JSON)"),
+    as_: str | None = typer.Option(None, "--as", help="print what this player was told, and his view"),
+) -> None:
+    """Play a game record and print where it stands, as one JSON object."""
+    from engine import summary, view
+    from engine.errors import LupusError
+    from engine.record import RecordError, ReplayError, load_record, replay as play
+
+    try:
+        record = load_record(file)
+        result = play(record)
+    except RecordError as e:
+        typer.echo(f"{file}: {e}", err=True)
+        raise typer.Exit(2) from None
+    except ReplayError as e:
+        typer.echo(f"{file}: move {e.position} ({e.move}): {e.error.reason}", err=True)
+        raise typer.Exit(2) from None
+    except LupusError as e:
+        typer.echo(f"{file}: {e.reason}", err=True)
+        raise typer.Exit(2) from None
+    if as_ is None:
+        out = summary(result.state)
+    else:
+        if as_ not in result.state.players:
+            typer.echo(f"{file}: {as_} is not playing in this game", err=True)
+            raise typer.Exit(2)
+        out = {"player": as_, "told": [e.to_json() for e in result.told(as_)], "view": view(result.state, as_)}
+    typer.echo(json.dumps(out, ensure_ascii=False))
+
+
+@app.command()
+def up() -> None:
+    """Run locally on embedded defaults (for now: replay the example game)."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "first-game.yaml"
+    typer.echo(f"Replaying {example.name}:")
+    replay(example, None)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
