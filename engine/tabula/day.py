@@ -44,8 +44,8 @@ def ballot_voters(state: TabulaState) -> tuple[str, ...]:
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
     """[[name, votes], ...] by votes, then by the tie order."""
     counts = Counter(votes)
-    order = tie_order(state)
-    return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], order.index(kv[0])))]
+    rank = {p: i for i, p in enumerate(tie_order(state))}
+    return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))]
 
 
 # -- acting -----------------------------------------------------------------------------------------
@@ -118,8 +118,9 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
+    voters = set(ballot_voters(state))
     for v, t in state.ballots.items():
-        if t in counts and v in ballot_voters(state):
+        if t in counts and v in voters:
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts

@@ -56,8 +56,11 @@ class TabulaState:
     def evolve(self, **changes: Any) -> TabulaState:
         """A copy with some fields changed (faster than dataclasses.replace)."""
         new = object.__new__(TabulaState)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        if "alive" in changes:
+            d.pop("_living", None)
         return new
 
     def mark(self, key: str, default: Any = None) -> Any:
@@ -76,8 +79,13 @@ class TabulaState:
         return player in self.alive
 
     def living(self) -> tuple[str, ...]:
-        """Living players in seating order."""
-        return tuple(p for p in self.players if p in self.alive)
+        """Living players in seating order (cached: it is asked for all the time)."""
+        cached: tuple[str, ...] | None = self.__dict__.get("_living")
+        if cached is None:
+            alive = self.alive
+            cached = tuple(p for p in self.players if p in alive)
+            self.__dict__["_living"] = cached
+        return cached
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
