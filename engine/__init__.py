@@ -50,7 +50,7 @@ def legal_choices(state: GameState, player: str) -> list[tuple[Verb, tuple[str |
     rules = rules_for(state.rules)
     grouped = getattr(rules, "legal_choices", None)
     if grouped is not None:
-        return list(grouped(state, player))
+        return grouped(state, player)  # type: ignore[no-any-return]
     by_verb: dict[Verb, list[str | None]] = {}
     for a in rules.legal_actions(state, player):
         by_verb.setdefault(a.verb, []).append(a.target)

@@ -29,7 +29,7 @@ def speaks_as_living(state: TabulaState, player: str) -> bool:
 
 
 def nomination_voters(state: TabulaState) -> tuple[str, ...]:
-    voted = {v for v, _ in state.votes}
+    voted = state.voted()
     return tuple(p for p in state.players if p not in voted)
 
 
@@ -54,14 +54,14 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
-        if any(v == voter for v, _ in state.votes):
+        if voter in state.voted():
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
         votes = (*state.votes, (voter, target))
-        new = state.evolve(votes=votes)
-        return new, [Event("day.vote", {"voter": voter, "target": target,
-                                         "tally": tally([t for _, t in votes], new)})]
+        count = [t for _, t in votes].count(target)
+        # The whole running tally is in the public view; the event says what changed.
+        return state.evolve(votes=votes), [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
     if state.phase is Phase.BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")

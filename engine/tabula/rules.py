@@ -72,7 +72,7 @@ class TabulaRules:
             return []
         out: list[tuple[Verb, tuple[str | None, ...]]] = []
         if state.phase is Phase.NOMINATIONS:
-            if all(v != player for v, _ in state.votes):
+            if player not in state.voted():
                 out.append((Verb.VOTE, day.nomination_targets(state)))
         elif state.phase is Phase.BALLOT and player not in state.suspects and day.speaks_as_living(state, player):
             out.append((Verb.VOTE, state.suspects))

@@ -59,9 +59,17 @@ class TabulaState:
         d = new.__dict__
         d.update(self.__dict__)
         d.update(changes)
-        if "alive" in changes:
-            d.pop("_living", None)
+        d.pop("_cache", None)  # derived values belong to the state they were derived from
         return new
+
+    def cached(self, name: str, compute: Any) -> Any:
+        """A value derived from this state, computed once (states never change)."""
+        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        if cache is None:
+            cache = self.__dict__["_cache"] = {}
+        if name not in cache:
+            cache[name] = compute(self)
+        return cache[name]
 
     def mark(self, key: str, default: Any = None) -> Any:
         return self.marks.get(key, default)
@@ -80,12 +88,13 @@ class TabulaState:
 
     def living(self) -> tuple[str, ...]:
         """Living players in seating order (cached: it is asked for all the time)."""
-        cached: tuple[str, ...] | None = self.__dict__.get("_living")
-        if cached is None:
-            alive = self.alive
-            cached = tuple(p for p in self.players if p in alive)
-            self.__dict__["_living"] = cached
-        return cached
+        living: tuple[str, ...] = self.cached("living", lambda s: tuple(p for p in s.players if p in s.alive))
+        return living
+
+    def voted(self) -> frozenset[str]:
+        """Who has cast a nomination today."""
+        voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
+        return voted
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
