@@ -53,7 +53,9 @@ def bet(state: LupusburgState, player: str, target: str) -> tuple[LupusburgState
     if target == player:
         raise IllegalAction("bet.self", "bet on another player")
     if not state.bag:
-        raise IllegalAction("bet.bag_empty", "there is no coin left in the bag")
+        # Eight coins for at most eight bets: the bag is empty only while others choose their coin.
+        raise IllegalAction("bet.bag_empty",
+                            "the bag is empty while other players choose their coins: try again soon")
     bag = list(state.bag)
     drawn = tuple(sorted(rng(state.seed, "bet", player, state.phase_no).sample(bag, min(DRAW, len(bag))),
                          reverse=True))

@@ -74,7 +74,8 @@ def parse(players: Sequence[str], text: str) -> str:
         if p is not None and side is not None:
             return house(p, side)
         return t
-    return SIDE_WORDS.get(t.casefold(), t)
+    # A bare "1" or "2" stays as typed: it may be a coin's value; ``show`` reads it as a side.
+    return t.casefold() if t.casefold() in SIDES else t
 
 
 def is_house(players: Sequence[str], text: str) -> bool:

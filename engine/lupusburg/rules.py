@@ -14,7 +14,7 @@ from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, RuleSet, Verb
 from . import bets, burgomaster, houses, night, scoring, setup, thief, views, voting, werewolf
 from .close import Close, told
-from .houses import SIDES, houses_of, owner, side_of
+from .houses import SIDE_WORDS, SIDES, houses_of, owner, side_of
 from .state import LupusburgState, _frozen, _jsonable
 
 DAY_VERBS = {Verb.PRIVILEGE, Verb.SHOW, Verb.BET, Verb.COIN}
@@ -123,7 +123,7 @@ class LupusburgRules:
                     raise IllegalAction("show.not_yours",
                                         "show one of your own characters: show left or show right")
                 target = side_of(target)
-            return burgomaster.show(state, actor, target)
+            return burgomaster.show(state, actor, SIDE_WORDS.get(target.casefold(), target))
         if verb is Verb.BET:
             if houses.is_house(state.players, target):
                 raise IllegalAction("bet.not_player",
