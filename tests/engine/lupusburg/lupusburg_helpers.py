@@ -116,3 +116,15 @@ def check_secrecy(before: LupusburgState, events: Iterable[Event]) -> None:
             assert e.data["card"] == before.cards[e.data["house"]].value
         else:
             raise AssertionError(f"{e.key} tells {reader} a character: {e}")
+
+
+def lynch(state: LupusburgState, victim: str) -> tuple[LupusburgState, list[Event]]:
+    """Close the nominations and the ballot with every token and vote on ``victim``."""
+    from engine.lupusburg.voting import ballot_votes, tokens_left
+
+    assert state.phase.value == "nominations", state.phase
+    moves = [f"{p}: vote {victim}" for p in state.players for _ in range(tokens_left(state, p))]
+    state, events = play(state, *moves, "end")
+    moves = [f"{p}: vote {victim}" for p in state.players for _ in range(ballot_votes(state, p))]
+    state, more = play(state, *moves, "end")
+    return state, events + more
