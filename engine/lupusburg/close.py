@@ -12,7 +12,7 @@ from typing import Any
 
 from ..rng import rng as derive_rng
 from ..types import Event
-from .state import Fact, LupusburgState
+from .state import Fact, LupusburgState, _frozen
 
 
 class Close:
@@ -60,7 +60,8 @@ def told(state: LupusburgState, facts: dict[str, list[Fact]]) -> LupusburgState:
         return state
     knowledge = dict(state.knowledge)
     for p, fs in facts.items():
-        knowledge[p] = knowledge.get(p, ()) + tuple(fs)
+        # Stored as from_dict would read them back (lists as tuples), so states round-trip exactly.
+        knowledge[p] = knowledge.get(p, ()) + tuple(_frozen(f) for f in fs)
     return state.evolve(knowledge=knowledge)
 
 

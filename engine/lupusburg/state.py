@@ -153,8 +153,13 @@ class LupusburgState:
         )
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _jsonable(value: Any) -> Any:
     """Tuples become lists, mappings dicts, sets sorted lists: what json.dumps accepts."""
+    if type(value) in _SCALARS:  # the common case first: isinstance on Mapping is slow
+        return value
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -166,6 +171,8 @@ def _jsonable(value: Any) -> Any:
 
 def _frozen(value: Any) -> Any:
     """The inverse of ``_jsonable`` as far as equality goes: lists come back as tuples."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {k: _frozen(v) for k, v in value.items()}
     if isinstance(value, list):

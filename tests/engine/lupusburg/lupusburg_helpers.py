@@ -128,3 +128,29 @@ def lynch(state: LupusburgState, victim: str) -> tuple[LupusburgState, list[Even
     moves = [f"{p}: vote {victim}" for p in state.players for _ in range(ballot_votes(state, p))]
     state, more = play(state, *moves, "end")
     return state, events + more
+
+
+#: One step of a playout: the state before, the events, the state after.
+Step = tuple[LupusburgState, list[Event], LupusburgState]
+NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
+
+
+def random_game(n: int, seed: int, close_chance: float = 0.15,
+                options: Mapping[str, Any] | None = None) -> Iterable[Step]:
+    """A game played by random legal moves and random deadlines: (before, events, after) per step."""
+    import random
+
+    from engine import legal_actions
+
+    rnd = random.Random(f"playout|{n}|{seed}")
+    state, events = game_and_events(NAMES[:n], None, seed, **(options or {}))
+    yield state, events, state
+    while state.phase.value != "over":
+        moves = [a for p in state.players for a in legal_actions(state, p)]
+        if not moves or rnd.random() < close_chance:
+            new, events = close_phase(state, state.phase_no)
+        else:
+            new, events = apply(state, rnd.choice(moves))
+        assert isinstance(new, LupusburgState)
+        yield state, events, new
+        state = new

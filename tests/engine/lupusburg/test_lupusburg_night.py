@@ -19,7 +19,7 @@ def test_thief_learns_character_and_chest_at_close_only() -> None:
 
 
 def test_thief_sees_the_card_and_no_chest_under_the_werewolf() -> None:
-    s, events = play(four(), "bob: peek ann:left", "end")
+    _, events = play(four(), "bob: peek ann:left", "end")
     assert dict(find(events, "thief.result")[0].data)["card"] == "werewolf"
     assert find(events, "thief.result")[0].data["chest"] is False
 
@@ -123,7 +123,7 @@ def test_night_targets_must_be_houses() -> None:
 
 
 def test_houses_may_be_typed_by_number_and_any_case() -> None:
-    s, events = play(four(), "ann: kill CAT:2")
+    s, _ = play(four(), "ann: kill CAT:2")
     assert s.choices["werewolf"][1] == "cat:right"
 
 

@@ -53,10 +53,12 @@ def test_chests_are_random_but_seeded() -> None:
 
 
 def test_dealt_privately_with_chest() -> None:
-    s, events = game_and_events(roles=FOUR, chests={"ann": "right", "bob": "right", "cat": "left", "dan": "left"})
+    chests = {"ann": "right", "bob": "right", "cat": "left", "dan": "left"}
+    _, events = game_and_events(roles=FOUR, chests=chests)
     dealt = find(events, "houses.dealt")
     assert [e.to for e in dealt] == [("ann",), ("bob",), ("cat",), ("dan",)]
-    assert dict(dealt[0].data) == {"role": "werewolf", "left": "werewolf", "right": "townsfolk", "chest": "right"}
+    assert dict(dealt[0].data) == {"role": "werewolf", "left": "werewolf", "right": "townsfolk",
+                                   "chest": "right"}
     started = find(events, "game.started")[0]
     assert started.public and started.data["deck"] == {"thief": 1, "townsfolk": 6, "werewolf": 1}
     assert started.data["burgomaster"] == "ann"

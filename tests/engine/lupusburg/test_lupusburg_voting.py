@@ -87,8 +87,8 @@ def test_ballot_one_secret_vote_per_living_unsuspected_character() -> None:
     assert all(len(legal_actions(s, p)) == 2 for p in FIVE), "a vote for either suspect"
     s, events = play(s, "bea: vote emma:left")
     (taken,) = events
-    assert taken.to == ("bea",) and dict(taken.data) == {"target": "emma:left", "votes": ["emma:left"], "of": 1,
-                                                         "changed": False}
+    assert taken.to == ("bea",)
+    assert dict(taken.data) == {"target": "emma:left", "votes": ["emma:left"], "of": 1, "changed": False}
     assert public_view(s)["ballots_cast"] == 1 and "ballots" not in public_view(s)
 
 
@@ -113,7 +113,8 @@ def test_ballot_refusals() -> None:
         with pytest.raises(IllegalAction) as err:
             play(s, move)
         assert err.value.key == key
-    assert "suspects" in str(pytest.raises(IllegalAction, play, s, "dan: vote cat:left").value)
+    with pytest.raises(IllegalAction, match="suspects"):
+        play(s, "dan: vote cat:left")
 
 
 def test_ballot_without_living_characters_refused() -> None:
