@@ -202,3 +202,13 @@ def test_draw_depends_on_the_seed_only() -> None:
     b, eb = play(day1(), "cat: bet ann")
     assert ea == eb and a == b
     assert keys(ea) == ["bet.drawn"]
+
+
+def test_burgomaster_without_living_characters_may_use_privilege_and_show_a_dead_one() -> None:
+    s, _ = play(four(burgomaster="bob"), "ann: kill cat:left", "end")
+    s, _ = lynch(s, "cat:right")  # cat's last character; the Burgomaster passes to cat all the same
+    s, _ = play(s, "end")
+    assert s.burgomaster == "cat" and not s.living_of("cat")
+    s, events = play(s, "cat: privilege bob:left", "cat: show right")
+    assert find(events, "privilege.seen")[0].data == {"house": "bob:left", "card": "thief"}
+    assert find(events, "privilege.shown")[0].data["house"] == "cat:right"
