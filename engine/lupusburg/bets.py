@@ -10,12 +10,13 @@ his drawn coins at random. The bet is on a player, never on a character, and sta
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from ..errors import IllegalAction
 from ..rng import rng
 from ..types import Event
-from .close import Close, tell_now
+from .close import tell_now
 from .state import LupusburgState
 
 DRAW = 3
@@ -93,11 +94,11 @@ def place(state: LupusburgState, player: str, value: int) -> tuple[LupusburgStat
     return new, [ev, Event("bet.sealed", {"player": player})]
 
 
-def close_day(close: Close, state: LupusburgState) -> tuple[LupusburgState, list[Event]]:
+def close_day(state: LupusburgState, rand: random.Random) -> tuple[LupusburgState, list[Event]]:
     """At the nominations' close, an unfinished bet keeps one of its drawn coins at random."""
     events: list[Event] = []
     for p in state.players:
         if p in state.draws:
-            state, evs = place(state, p, close.rng.choice(state.draws[p][1]))
+            state, evs = place(state, p, rand.choice(state.draws[p][1]))
             events.extend(evs)
     return state, events

@@ -12,9 +12,11 @@ characters; a game that ends with a lynching ends before the pass.
 
 from __future__ import annotations
 
+import random
+
 from ..errors import IllegalAction
-from ..types import Event, Verb
-from .close import Close, tell_now
+from ..types import Event
+from .close import tell_now
 from .houses import SIDES, house, owner
 from .state import LupusburgState
 
@@ -73,16 +75,14 @@ def shown(state: LupusburgState, player: str, side: str) -> tuple[LupusburgState
     return new, [ev, Event("privilege.answered", {"burgomaster": player, "player": owner(target)})]
 
 
-def close_day(close: Close, state: LupusburgState) -> tuple[LupusburgState, list[Event]]:
+def close_day(state: LupusburgState, rand: random.Random) -> tuple[LupusburgState, list[Event]]:
     """At the nominations' close: a Burgomaster who did not choose shows a character at random."""
     if not pending_show(state):
         return state, []
-    return shown(state, state.burgomaster, close.rng.choice(SIDES))
+    return shown(state, state.burgomaster, rand.choice(SIDES))
 
 
 def next_burgomaster(state: LupusburgState) -> str:
     i = state.players.index(state.burgomaster)
     return state.players[(i + 1) % len(state.players)]
 
-
-VERBS = (Verb.PRIVILEGE, Verb.SHOW)

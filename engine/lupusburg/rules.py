@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import IllegalAction, InvalidSetup
+from ..rng import rng
 from ..types import Action, Event, GameConfig, Outcome, Phase, RuleSet, Verb
 from . import bets, burgomaster, houses, night, scoring, setup, thief, views, voting, werewolf
 from .close import Close, told
@@ -156,9 +157,9 @@ class LupusburgRules:
         return state, []
 
     def _close_nominations(self, state: LupusburgState) -> tuple[LupusburgState, list[Event]]:
-        close = Close(state, "day")
-        state, events = burgomaster.close_day(close, state)
-        state, more = bets.close_day(close, state)
+        rand = rng(state.seed, state.phase_no, "day")
+        state, events = burgomaster.close_day(state, rand)
+        state, more = bets.close_day(state, rand)
         events += more
         suspects = voting.choose_suspects(state)
         new = state.evolve(phase=Phase.BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={})

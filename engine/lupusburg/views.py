@@ -87,7 +87,7 @@ def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> di
 def moderator_view(state: LupusburgState) -> dict[str, Any]:
     out = public_view(state)
     full = state.to_dict()
-    for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets"):
+    for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge"):
         out[key] = full[key]
     return out
 

@@ -100,13 +100,20 @@ def test_random_playouts(n: int) -> None:
     assert set(endings) == {Team.WEREWOLF, Team.TOWNSFOLK}, "both endings happen"
 
 
-def twin(s: LupusburgState, x: str, y: str) -> LupusburgState:
-    """The same game with x's and y's characters and chests swapped."""
+def twin(s: LupusburgState, viewer: str, x: str, y: str) -> LupusburgState:
+    """The same game as the viewer sees it, with the others' secrets changed: x's and y's characters
+    and chests swapped, others' night choices, bets, coins drawn and knowledge altered."""
     cards = dict(s.cards)
     for hx, hy in zip(houses_of(x), houses_of(y), strict=True):
         cards[hx], cards[hy] = s.cards[hy], s.cards[hx]
     chests = {**s.chests, x: s.chests[y], y: s.chests[x]}
-    return s.evolve(cards=cards, chests=chests)
+    mine = {Role.WEREWOLF: "werewolf", Role.THIEF: "thief"}.get(s.role_of(viewer))
+    choices = {k: (v, s.living()[0]) for k, v in s.choices.items() if k != mine}
+    choices.update({k: v for k, v in s.choices.items() if k == mine})
+    bets = {p: (b if p == viewer else (viewer, 2)) for p, b in s.bets.items()}
+    draws = {p: (d if p == viewer else (viewer, tuple(sorted(d[1])))) for p, d in s.draws.items()}
+    knowledge = {p: (f if p == viewer else ()) for p, f in s.knowledge.items()}
+    return s.evolve(cards=cards, chests=chests, choices=choices, bets=bets, draws=draws, knowledge=knowledge)
 
 
 def mentions(facts: object, player: str) -> bool:
@@ -129,7 +136,7 @@ def test_views_do_not_depend_on_secrets_a_player_was_not_told(n: int) -> None:
                 special = [p for p in others if s.role_of(p) is not Role.TOWNSFOLK]
                 x = special[0] if special else others[0]
                 y = next(p for p in others if p != x)
-                t = twin(s, x, y)
+                t = twin(s, viewer, x, y)
                 assert view(t, viewer) == view(s, viewer), (viewer, x, y)
                 checked += 1
     assert checked > 100
