@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .lupusburg.rules import RULES as LUPUSBURG
 from .ruleset import register
 from .tabula.rules import RULES as TABULA
 
 register(TABULA)
+register(LUPUSBURG)

@@ -1,0 +1,70 @@
+"""A working copy of the state while a phase closes.
+
+Closing does several small things in order (the Thief's look, the Claw, the dawn, the end
+check); they act on this scratchpad, private to one call and turned back into an immutable
+state by ``freeze``, so the engine stays a pure function.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..rng import rng as derive_rng
+from ..types import Event
+from .state import Fact, LupusburgState, _frozen
+
+
+class Close:
+    def __init__(self, state: LupusburgState, purpose: str) -> None:
+        self.start = state
+        self.alive: set[str] = set(state.alive)
+        self.dead: list[str] = list(state.dead)
+        self.lynched: list[str] = list(state.lynched)
+        self.knowledge: dict[str, list[Fact]] = {}
+        self.events: list[Event] = []
+        self.died_now: list[str] = []
+        self._rng: random.Random | None = None
+        self._purpose = purpose
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = derive_rng(self.start.seed, self.start.phase_no, self._purpose)
+        return self._rng
+
+    def tell(self, player: str, key: str, **data: Any) -> None:
+        """A private fact: remembered in the player's knowledge and sent to him alone."""
+        self.knowledge.setdefault(player, []).append({"key": key, **data})
+        self.events.append(Event(key, data, (player,)))
+
+    def announce(self, key: str, **data: Any) -> None:
+        self.events.append(Event(key, data))
+
+    def kill(self, h: str) -> bool:
+        if h not in self.alive:
+            return False
+        self.alive.discard(h)
+        self.dead.append(h)
+        self.died_now.append(h)
+        return True
+
+    def freeze(self, **changes: Any) -> LupusburgState:
+        return told(self.start, self.knowledge).evolve(
+            alive=frozenset(self.alive), dead=tuple(self.dead), lynched=tuple(self.lynched), **changes)
+
+
+def told(state: LupusburgState, facts: dict[str, list[Fact]]) -> LupusburgState:
+    """The state with these facts added to the players' knowledge."""
+    if not facts:
+        return state
+    knowledge = dict(state.knowledge)
+    for p, fs in facts.items():
+        # Stored as from_dict would read them back (lists as tuples), so states round-trip exactly.
+        knowledge[p] = knowledge.get(p, ()) + tuple(_frozen(f) for f in fs)
+    return state.evolve(knowledge=knowledge)
+
+
+def tell_now(state: LupusburgState, player: str, key: str, **data: Any) -> tuple[LupusburgState, Event]:
+    """A private fact told at once (during a phase, not at its close)."""
+    return told(state, {player: [{"key": key, **data}]}), Event(key, data, (player,))
