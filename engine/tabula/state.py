@@ -86,7 +86,7 @@ class TabulaState:
             "seed": self.seed,
             "players": list(self.players),
             "roles": {p: r.value for p, r in self.roles.items()},
-            "options": _jsonable(self.options),
+            "options": jsonable(self.options),
             "phase": self.phase.value,
             "phase_no": self.phase_no,
             "day": self.day,
@@ -99,8 +99,8 @@ class TabulaState:
             "votes": [list(v) for v in self.votes],
             "ballots": dict(self.ballots),
             "suspects": list(self.suspects),
-            "marks": _jsonable(self.marks),
-            "knowledge": {p: [_jsonable(f) for f in fs] for p, fs in self.knowledge.items()},
+            "marks": jsonable(self.marks),
+            "knowledge": {p: [jsonable(f) for f in fs] for p, fs in self.knowledge.items()},
             "outcome": self.outcome.to_json() if self.outcome else None,
         }
 
@@ -115,7 +115,7 @@ class TabulaState:
             seed=int(raw["seed"]),
             players=tuple(raw["players"]),
             roles={p: Role(r) for p, r in raw["roles"].items()},
-            options=_frozen(raw.get("options", {})),
+            options=frozen(raw.get("options", {})),
             phase=Phase(raw["phase"]),
             phase_no=int(raw["phase_no"]),
             day=int(raw["day"]),
@@ -128,27 +128,27 @@ class TabulaState:
             votes=tuple((v[0], v[1]) for v in raw.get("votes", [])),
             ballots=dict(raw.get("ballots", {})),
             suspects=tuple(raw.get("suspects", [])),
-            marks=_frozen(raw.get("marks", {})),
-            knowledge={p: tuple(_frozen(f) for f in fs) for p, fs in raw.get("knowledge", {}).items()},
+            marks=frozen(raw.get("marks", {})),
+            knowledge={p: tuple(frozen(f) for f in fs) for p, fs in raw.get("knowledge", {}).items()},
             outcome=Outcome.from_json(raw["outcome"]) if raw.get("outcome") else None,
         )
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Tuples become lists, mappings dicts, sets sorted lists: what json.dumps accepts."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted(_jsonable(v) for v in value)
+        return sorted(jsonable(v) for v in value)
     return value
 
 
-def _frozen(value: Any) -> Any:
-    """The inverse of ``_jsonable`` as far as equality goes: lists come back as tuples."""
+def frozen(value: Any) -> Any:
+    """The inverse of ``jsonable`` as far as equality goes: lists come back as tuples."""
     if isinstance(value, Mapping):
-        return {k: _frozen(v) for k, v in value.items()}
+        return {k: frozen(v) for k, v in value.items()}
     if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen(v) for v in value)
     return value

@@ -13,7 +13,7 @@ from typing import Any
 from ..rng import rng as derive_rng
 from ..types import Event, Role
 from . import character as ch
-from .state import Fact, TabulaState
+from .state import Fact, TabulaState, frozen
 
 
 class Table:
@@ -75,7 +75,7 @@ class Table:
         to = (players,) if isinstance(players, str) else tuple(players)
         if not to:
             return
-        fact = {"key": key, **data}
+        fact = frozen({"key": key, **data})
         for p in to:
             self.knowledge.setdefault(p, []).append(fact)
         self.events.append(Event(key, data, to, channel))
@@ -116,7 +116,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=dict(self.marks),
+            marks=frozen(self.marks),
             knowledge=knowledge,
             **changes,
         )

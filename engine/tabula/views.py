@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import Phase
 from . import day
-from .state import TabulaState
+from .state import TabulaState, jsonable
 
 if TYPE_CHECKING:
     from .rules import TabulaRules
@@ -63,7 +63,7 @@ def player_view(rules: TabulaRules, state: TabulaState, player: str) -> dict[str
         "you": player,
         "role": state.roles[player].value,
         "alive": player in state.alive,
-        "knowledge": [dict(f) for f in state.knowledge.get(player, ())],
+        "knowledge": [jsonable(f) for f in state.knowledge.get(player, ())],
         "choices": {**mine, **shared},
         "ballot": state.ballots.get(player),
         "actions": [a.text() for a in rules.legal_actions(state, player)],
@@ -89,7 +89,7 @@ def moderator_view(state: TabulaState) -> dict[str, Any]:
     out["roles"] = {p: state.roles[p].value for p in state.players}
     out["choices"] = {k: [v.value, t] for k, (v, t) in state.choices.items()}
     out["ballots"] = dict(state.ballots)
-    out["marks"] = state.to_dict()["marks"]
+    out["marks"] = jsonable(state.marks)
     return out
 
 
