@@ -5,7 +5,9 @@ Medium; if alive when the game ends, he alone wins (see ``end.py``)."""
 from __future__ import annotations
 
 from ...types import Role, Team
+from .. import end
 from ..character import Character, register
+from ..state import TabulaState
 from ..table import Table
 
 
@@ -16,3 +18,10 @@ def _seen(table: Table, who: str) -> None:
 WEREHAMSTER = register(
     Character(Role.WEREHAMSTER, Team.WEREHAMSTER, wicked=True, wolf_proof=True, on_seen=_seen, min_players=15)
 )
+
+
+@end.override
+def alone(state: TabulaState, team: Team, reason: str) -> tuple[Team, str, tuple[str, ...]] | None:
+    """A living Werehamster takes the game from whichever side has just won."""
+    living = tuple(p for p in state.living() if state.roles[p] is Role.WEREHAMSTER)
+    return (Team.WEREHAMSTER, "end.werehamster_alive", living) if living else None
