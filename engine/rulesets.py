@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .ruleset import register
+from .tabula.aura_rules import RULES as AURA
 from .tabula.rules import RULES as TABULA
 
 register(TABULA)
+register(AURA)
