@@ -4,6 +4,7 @@ A scenario is a game record (``engine.record``) with one more key the engine ign
 
     expect:
       error: {move: 7, key: power.not_now}        # the replay must stop there, with that error
+                                                  # (move 0: the game cannot be set up)
       summary: {alive: [ann, bob], winners: []}   # keys of engine.summary, each equal
       events:                                     # each must have happened (data: a subset)
         - {key: seer.result, to: [cat], data: {target: ann, were: true}}
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from engine import public_view, summary, view
+from engine.errors import LupusError
 from engine.record import ReplayError, parse_record, replay
 from engine.types import Event
 
@@ -60,6 +62,11 @@ def check(path: Path) -> None:
         err = expect["error"]
         try:
             replay(record)
+        except LupusError as e:  # the game could not even be set up
+            assert (0, e.key) == (err["move"], err["key"]), f"{path.name}: {e}"
+            if "reason" in err:
+                assert err["reason"] in e.reason, e.reason
+            return
         except ReplayError as e:
             assert (e.position, e.error.key) == (err["move"], err["key"]), f"{path.name}: {e}"
             if "reason" in err:
