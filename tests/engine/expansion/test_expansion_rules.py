@@ -216,7 +216,7 @@ def test_werecow_is_no_werewolf_for_the_count_but_wins_with_them() -> None:
 def test_deadalive_never_counts_as_living() -> None:
     roles = {**BASE, "dead": "deadalive"}
     team, winners, _ = ended(roles, ["w1", "dead", "v1"]) or (None, (), "")
-    assert team is Team.WEREWOLVES
+    assert team is Team.WEREWOLVES and "dead" not in winners
     assert ended(roles, ["w1", "v1", "v2"]) is None
 
 
