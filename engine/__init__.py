@@ -32,7 +32,7 @@ _ = _rulesets
 __all__ = [
     "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
     "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "close_phase", "from_dict", "from_json",
-    "legal_actions", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
+    "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
     "to_json", "view",
 ]
 
@@ -43,6 +43,18 @@ def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
 
 def legal_actions(state: GameState, player: str) -> list[Action]:
     return rules_for(state.rules).legal_actions(state, player)
+
+
+def legal_choices(state: GameState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
+    """``legal_actions`` grouped by verb: each verb with its targets (cheaper to ask)."""
+    rules = rules_for(state.rules)
+    grouped = getattr(rules, "legal_choices", None)
+    if grouped is not None:
+        return grouped(state, player)  # type: ignore[no-any-return]
+    by_verb: dict[Verb, list[str | None]] = {}
+    for a in rules.legal_actions(state, player):
+        by_verb.setdefault(a.verb, []).append(a.target)
+    return [(v, tuple(ts)) for v, ts in by_verb.items()]
 
 
 def actors(state: GameState) -> tuple[str, ...]:

@@ -58,6 +58,9 @@ def register(rules: Rules) -> None:
 
 
 def rules_for(name: RuleSet | str) -> Rules:
+    found = _REGISTRY.get(name)  # type: ignore[arg-type]  # a str hashes as its StrEnum member
+    if found is not None:
+        return found
     try:
         key = RuleSet(name)
     except ValueError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class RuleSet(StrEnum):
@@ -100,9 +100,11 @@ class Verb(StrEnum):
 NO_TARGET_VERBS = frozenset({Verb.REVIVE})
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One player's move, exactly what he would type: ``vote bob`` by ``ann``."""
+class Action(NamedTuple):
+    """One player's move, exactly what he would type: ``vote bob`` by ``ann``.
+
+    A named tuple rather than a dataclass: random playouts make millions of them.
+    """
 
     actor: str
     verb: Verb

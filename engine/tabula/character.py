@@ -28,7 +28,7 @@ def _always(state: TabulaState, actor: str) -> bool:
 
 def others_alive(state: TabulaState, actor: str) -> Iterable[str]:
     """The usual night target: another living player."""
-    return (p for p in state.players if p != actor and p in state.alive)
+    return [p for p in state.living() if p != actor]
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,10 @@ def became(state: TabulaState, player: str) -> Role | None:
 
 def is_wolf(state: TabulaState, player: str) -> bool:
     """A Werewolf (or Lara) by card, or a Mythomaniac turned Werewolf."""
-    return CHARACTERS[state.roles[player]].wolf or became(state, player) is Role.WEREWOLF
+    if CHARACTERS[state.roles[player]].wolf:
+        return True
+    b = state.marks.get("became")
+    return b is not None and b.get(player) == "werewolf"
 
 
 def reads_as_were(state: TabulaState, player: str) -> bool:
@@ -196,7 +199,6 @@ def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
 
 def powers_of(state: TabulaState, player: str) -> list[Power]:
     """Every power the player holds, usable now or not."""
-    found = list(CHARACTERS[state.roles[player]].powers)
-    for extra in EXTRA_POWERS:
-        found.extend(extra(state, player))
-    return found
+    found = CHARACTERS[state.roles[player]].powers
+    extras = [pw for extra in EXTRA_POWERS for pw in extra(state, player)]
+    return [*found, *extras] if extras else list(found)

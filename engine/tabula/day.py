@@ -29,7 +29,7 @@ def speaks_as_living(state: TabulaState, player: str) -> bool:
 
 
 def nomination_voters(state: TabulaState) -> tuple[str, ...]:
-    voted = {v for v, _ in state.votes}
+    voted = state.voted()
     return tuple(p for p in state.players if p not in voted)
 
 
@@ -44,8 +44,8 @@ def ballot_voters(state: TabulaState) -> tuple[str, ...]:
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
     """[[name, votes], ...] by votes, then by the tie order."""
     counts = Counter(votes)
-    order = tie_order(state)
-    return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], order.index(kv[0])))]
+    rank = {p: i for i, p in enumerate(tie_order(state))}
+    return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))]
 
 
 # -- acting -----------------------------------------------------------------------------------------
@@ -54,14 +54,14 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
-        if any(v == voter for v, _ in state.votes):
+        if voter in state.voted():
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
         votes = (*state.votes, (voter, target))
-        new = state.evolve(votes=votes)
-        return new, [Event("day.vote", {"voter": voter, "target": target,
-                                         "tally": tally([t for _, t in votes], new)})]
+        count = [t for _, t in votes].count(target)
+        # The whole running tally is in the public view; the event says what changed.
+        return state.evolve(votes=votes), [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
     if state.phase is Phase.BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
@@ -118,8 +118,9 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
+    voters = set(ballot_voters(state))
     for v, t in state.ballots.items():
-        if t in counts and v in ballot_voters(state):
+        if t in counts and v in voters:
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts

@@ -72,22 +72,25 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
-    def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
+    def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
+        """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
         if state.phase is Phase.OVER or player not in state.roles:
             return []
-        out: list[Action] = []
+        out: list[tuple[Verb, tuple[str | None, ...]]] = []
         if state.phase is Phase.NOMINATIONS:
-            if player in day.nomination_voters(state):
-                out.extend(Action(player, Verb.VOTE, t) for t in day.nomination_targets(state))
-        elif state.phase is Phase.BALLOT and player in day.ballot_voters(state):
-            out.extend(Action(player, Verb.VOTE, t) for t in state.suspects)
+            if player not in state.voted():
+                out.append((Verb.VOTE, day.nomination_targets(state)))
+        elif state.phase is Phase.BALLOT and player not in state.suspects and day.speaks_as_living(state, player):
+            out.append((Verb.VOTE, state.suspects))
         for power in powers_of(state, player):
             if power.usable(state, player):
-                if power.no_target:
-                    out.append(Action(player, power.verb, None))
-                else:
-                    out.extend(Action(player, power.verb, t) for t in power.targets(state, player))
+                targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
+                if targets:
+                    out.append((power.verb, targets))
         return out
+
+    def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
+        return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
     def actors(self, state: TabulaState) -> tuple[str, ...]:
         return tuple(p for p in state.players if self.legal_actions(state, p))
@@ -121,22 +124,20 @@ class TabulaRules:
         changed = slot in choices
         choices[slot] = (action.verb, target)
         new = state.evolve(choices=choices)
-        channel = CHARACTERS[state.roles[actor]].channel if "{actor}" not in power.slot or slot.startswith(
-            "pack:") else None
-        to = self._channel_members(new, actor, slot, channel)
+        channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
         return new, [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
 
-    def _channel_members(self, state: TabulaState, actor: str, slot: str, channel: str | None) -> tuple[str, ...]:
-        """Who sees a choice: the actor, and those who share its slot (the pack, a copied Seer)."""
+    def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
+        """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
             from .character import pack
 
-            return pack(state)
-        if "{" in slot or channel is None:
-            return (actor,)
-        return tuple(p for p in state.players if p in state.alive
-                     and any(pw.slot == slot for pw in powers_of(state, p))) or (actor,)
+            return "werewolves", pack(state)
+        if "{actor}" in power.slot:
+            return None, (actor,)
+        sharers = tuple(p for p in state.living() if any(pw.slot == slot for pw in powers_of(state, p)))
+        return (slot, sharers) if len(sharers) > 1 else (None, (actor,))
 
     def _power_for(self, state: TabulaState, action: Action) -> Power:
         mine = [p for p in powers_of(state, action.actor) if p.verb is action.verb]

@@ -56,9 +56,20 @@ class TabulaState:
     def evolve(self, **changes: Any) -> TabulaState:
         """A copy with some fields changed (faster than dataclasses.replace)."""
         new = object.__new__(TabulaState)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        d.pop("_cache", None)  # derived values belong to the state they were derived from
         return new
+
+    def cached(self, name: str, compute: Any) -> Any:
+        """A value derived from this state, computed once (states never change)."""
+        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        if cache is None:
+            cache = self.__dict__["_cache"] = {}
+        if name not in cache:
+            cache[name] = compute(self)
+        return cache[name]
 
     def mark(self, key: str, default: Any = None) -> Any:
         return self.marks.get(key, default)
@@ -76,8 +87,14 @@ class TabulaState:
         return player in self.alive
 
     def living(self) -> tuple[str, ...]:
-        """Living players in seating order."""
-        return tuple(p for p in self.players if p in self.alive)
+        """Living players in seating order (cached: it is asked for all the time)."""
+        living: tuple[str, ...] = self.cached("living", lambda s: tuple(p for p in s.players if p in s.alive))
+        return living
+
+    def voted(self) -> frozenset[str]:
+        """Who has cast a nomination today."""
+        voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
+        return voted
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

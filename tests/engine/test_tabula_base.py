@@ -140,7 +140,7 @@ def test_ballots_revealed_together_at_close() -> None:
     g = day1(Game(EIGHT))("cat: vote ann", "eve: vote ann", "end", "cat: vote eve", "fay: vote ann")
     assert "day.ballots" not in g.told("gus")
     g("end")
-    ev = [e for _, e in g.result.events if e.key == "day.ballots"][0]
+    ev = next(e for _, e in g.result.events if e.key == "day.ballots")
     assert ev.public and ev.data["ballots"] == {"cat": "eve", "fay": "ann"}
 
 

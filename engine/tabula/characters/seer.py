@@ -35,7 +35,8 @@ def look(table: Table, slot: str, key: str) -> None:
     readers = sharers(table, slot)
     if not readers:
         return
-    table.tell(readers, key, target=target, were=reads_as_were(table.start, target), night=table.start.night)
+    table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
+               were=reads_as_were(table.start, target), night=table.start.night)
     hook = card(table.start, target).on_seen
     if hook is not None and slot in SEEING_SLOTS:
         hook(table, target)

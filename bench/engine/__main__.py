@@ -1,0 +1,58 @@
+"""How fast the engine plays complete random games, and how big a state is.
+
+    .venv/bin/python bench/engine [--games N] [--players 24]
+
+Target (issue 2): at least 500 complete random 24-player games a second on one core with
+all base characters, and a serialized 24-player state under 16 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import engine
+from engine import GameConfig, Phase, RuleSet
+from engine.playout import play_out
+
+BASE_24 = ["werewolf"] * 3 + ["seer", "medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason",
+                              "werehamster", "mythomaniac"]
+
+
+def deck(n: int) -> tuple[str, ...]:
+    cards = BASE_24[:n] if n < len(BASE_24) else BASE_24
+    return tuple(cards + ["villager"] * (n - len(cards)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--players", type=int, default=24)
+    args = ap.parse_args()
+    players = tuple(f"player{i:02d}" for i in range(args.players))
+    config = GameConfig(RuleSet.TABULA, players, deck=deck(args.players))
+    rnd = random.Random(1)
+    biggest = 0
+    phases = 0
+    t0 = time.process_time()
+    finished = 0
+    for seed in range(args.games):
+        state = play_out(config, seed, rnd)
+        finished += state.phase is Phase.OVER
+        phases += state.phase_no
+        if seed % 50 == 0:
+            biggest = max(biggest, len(engine.to_json(state).encode()))
+    cpu = time.process_time() - t0
+    # The state is largest at the end (knowledge only grows); measure a sample mid-game too.
+    print(f"games: {args.games} ({finished} finished) of {args.players} players, {phases / args.games:.1f} phases each")
+    print(f"engine: {args.games / cpu:.0f} complete random games per CPU second (target >= 500)")
+    print(f"state: largest serialized {args.players}-player state sampled {biggest} bytes (target < 16384)")
+
+
+if __name__ == "__main__":
+    main()

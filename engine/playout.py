@@ -1,0 +1,56 @@
+"""Random legal play: robot players for property tests, benchmarks and the sandbox.
+
+Pure like the rest of the engine: the caller hands in the generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from . import apply, close_phase, legal_choices, new_game
+from .errors import IllegalAction
+from .ruleset import GameState
+from .types import Action, Event, GameConfig, Phase
+
+OnStep = Callable[[Action | None, GameState, list[Event]], None]
+
+
+def random_moves(state: GameState, rnd: random.Random, eagerness: float = 0.9) -> list[Action]:
+    """One random legal action for each player who can act, each with probability ``eagerness``."""
+    moves = []
+    for p in state.players:
+        options = legal_choices(state, p)
+        if options and rnd.random() < eagerness:
+            verb, targets = options[0] if len(options) == 1 else rnd.choice(options)
+            moves.append(Action(p, verb, targets[0] if len(targets) == 1 else rnd.choice(targets)))
+    return moves
+
+
+def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,
+               on_step: OnStep | None = None) -> GameState:
+    """Random moves for one phase, then its close."""
+    for action in random_moves(state, rnd, eagerness):
+        try:
+            state, events = apply(state, action)
+        except IllegalAction:
+            continue  # an earlier move this phase changed what is legal (a drawn coin, a spent token)
+        if on_step:
+            on_step(action, state, events)
+    state, events = close_phase(state, state.phase_no)
+    if on_step:
+        on_step(None, state, events)
+    return state
+
+
+def play_out(config: GameConfig, seed: int, rnd: random.Random, max_phases: int = 1000,
+             eagerness: float = 0.9, on_step: OnStep | None = None) -> GameState:
+    """Play a whole game with random legal moves; returns the final state (over, or at ``max_phases``)."""
+    state, events = new_game(config, seed)
+    if on_step:
+        on_step(None, state, events)
+    for _ in range(max_phases):
+        if state.phase is Phase.OVER:
+            break
+        state = play_phase(state, rnd, eagerness, on_step)
+    return state
