@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InvalidSetup
+from ..rng import rng
 from ..types import Event, GameConfig, Role, RuleSet
 from . import deck
 from .auras import AURA, INNOCENT, PILE, WICKED
@@ -61,8 +62,6 @@ def check_deck(cards: Sequence[Role], n: int) -> None:
 def aura_deck(n: int, seed: int) -> list[Role]:
     check_count(n)
     if n == 4:
-        from ..rng import rng
-
         return [R.WEREWOLF, *rng(seed, "aura", "four").sample(FOUR_OF, 3)]
     return list(SETS[n])
 

@@ -4,20 +4,12 @@ whatever the others chose. A Mythomaniac who copies her joins the pack without h
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from ...types import Role, Team, Verb
-from ..character import Character, Power, is_wolf, night_step, others_alive, register
-from ..state import TabulaState
+from ..character import Character, Power, is_wolf, night_step, register
 from ..table import Table
 from . import werewolf
 
-
-def _targets(state: TabulaState, actor: str) -> Iterable[str]:
-    return others_alive(state, actor)
-
-
-CLAW = Power(Verb.KILL, "pack:{actor}", targets=_targets)
+CLAW = Power(Verb.KILL, "pack:{actor}")  # any other living player, a Werewolf included
 
 
 def _deal(table: Table) -> None:

@@ -47,7 +47,8 @@ def _aura_look(table: Table, slot: str, key: str) -> None:
     target = table.choice(slot)
     readers = sharers(table, slot)
     if target is not None and readers:
-        table.tell(readers, key, target=target, night=table.start.night, **sight(table, target))
+        table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
+                   night=table.start.night, **sight(table, target))
 
 
 #: Looks that kill the Werehamster (the Seer's and the Fortune Teller's, not Darius's).
