@@ -272,3 +272,14 @@ def test_welcome_goes_at_random_to_one_of_several_dead() -> None:
         assert g.summary["dead"][-2:] == ["fay", "hal"]
         welcomes.add(g.state.welcome)
     assert welcomes == {"fay", "hal"}
+
+
+def test_the_aura_example_game_plays_to_the_humans_win() -> None:
+    from pathlib import Path
+
+    from engine.record import load_record, replay
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "aura-game.yaml"
+    result = replay(load_record(example))
+    assert engine.summary(result.state)["winners"] == ["dan", "eve"]
+    assert engine.summary(result.state)["lynched"] == ["ann", "ann"]
