@@ -6,18 +6,30 @@ A scenario file is a game record plus optional keys the engine ignores::
     expect_error: {position: 3, key: target.self}  # the replay stops at this move
     expect_knowledge: {cat: [{key: seer.result, target: ann, were: true}]}
     expect_not_told: {dan: [seer.result]}          # event keys that must not reach a player
+    expect_events:                                 # each must have happened (data: those keys equal)
+      - {key: night.dawn, to: null, data: {dead: [dan]}}   # to: the exact audience (null: public)
+      - {key: aura.lost, at: 5}                    # at / after: caused by move 5 / by a later move
+    expect_absent: [{key: dorian_wolf.revealed}]   # none of these may have happened
+    expect_views: {ann: {role: lara}, public: {tokens: {}}}   # engine.view / public_view, keys
+                                                   # (dotted paths allowed) exactly equal
+
+``expect_error`` at position 0 means the game cannot even be set up (``InvalidSetup``); its
+``reason``, if given, must be part of the readable reason.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from engine import summary, view
+from engine import public_view, summary, view
+from engine.errors import LupusError
 from engine.record import GameRecord, Move, Replay, ReplayError, parse_record, replay
+from engine.types import Event
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -37,6 +49,27 @@ def subset(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
+def plain(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def dig(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        obj = obj[part]
+    return obj
+
+
+def event_like(event: Event, pos: int, want: Mapping[str, Any]) -> bool:
+    if event.key != want["key"]:
+        return False
+    if "to" in want and (list(event.to) if event.to is not None else None) != want["to"]:
+        return False
+    if pos <= want.get("after", -1) or pos != want.get("at", pos):
+        return False
+    data = plain(dict(event.data))
+    return all(k in data and data[k] == plain(v) for k, v in (want.get("data") or {}).items())
+
+
 def check_scenario(path: Path) -> None:
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     record = parse_record(raw)
@@ -44,10 +77,16 @@ def check_scenario(path: Path) -> None:
         want = raw["expect_error"]
         try:
             replay(record)
+        except LupusError as e:  # the game could not be set up
+            assert want["position"] == 0, f"{path.name}: the setup failed: {e}"
+            assert e.key == want.get("key", e.key), f"{path.name}: {e.key} != {want['key']}: {e}"
+            assert want.get("reason", "") in e.reason, f"{path.name}: {e.reason}"
+            return
         except ReplayError as e:
             assert e.position == want["position"], f"{path.name}: stopped at {e.position}: {e}"
             if "key" in want:
                 assert e.error.key == want["key"], f"{path.name}: {e.error.key} != {want['key']}: {e}"
+            assert want.get("reason", "") in e.error.reason, f"{path.name}: {e.error.reason}"
             return
         raise AssertionError(f"{path.name}: expected an illegal move at {want['position']}")
     result = replay(record)
@@ -58,6 +97,16 @@ def check_scenario(path: Path) -> None:
         known = view(result.state, player)["knowledge"]
         for fact in facts:
             assert any(subset(fact, k) for k in known), f"{path.name}: {player} never learned {fact}; knows {known}"
+    for want in raw.get("expect_events") or []:
+        assert any(event_like(e, pos, want) for pos, e in result.events), (
+            f"{path.name}: no event like {want}; got\n" + "\n".join(str(e.to_json()) for _, e in result.events))
+    for want in raw.get("expect_absent") or []:
+        hits = [e.to_json() for pos, e in result.events if event_like(e, pos, want)]
+        assert not hits, f"{path.name}: unexpected {hits}"
+    for player, fields in (raw.get("expect_views") or {}).items():
+        seen = plain(public_view(result.state) if player == "public" else view(result.state, player))
+        for k, v in fields.items():
+            assert dig(seen, k) == plain(v), f"{path.name}: view of {player}: {k} is {dig(seen, k)!r}"
     for player, keys in (raw.get("expect_not_told") or {}).items():
         told = {e.key for e in result.told(player)}
         assert not (told & set(keys)), f"{path.name}: {player} was told {told & set(keys)}"

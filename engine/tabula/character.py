@@ -52,6 +52,8 @@ class Power:
     """What the player is told when ``when`` says no."""
     immediate: Immediate | None = None
     """Takes effect at once instead of being stored as a choice (standing orders)."""
+    target_hint: str | None = None
+    """What to tell a player whose target is not allowed, when the targets are not players."""
 
     def slot_for(self, actor: str) -> str:
         return self.slot.replace("{actor}", actor)

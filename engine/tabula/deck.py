@@ -7,8 +7,11 @@ Villagers; 16 or more a third Werewolf. A host may choose the cards (or a theme,
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InvalidSetup
 from ..rng import rng
@@ -20,8 +23,27 @@ MAX_PLAYERS = 30
 THIRD_WOLF_FROM = 16
 LUPUSBURG_ONLY = {Role.TOWNSFOLK, Role.THIEF}
 
-#: Themes by snake_case name: (player count, seed) -> deck. Filled by ``themes.py``.
-THEMES: dict[str, Callable[[int, int], list[Role]]] = {}
+
+
+def _no_options(n: int) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A preset deck: its printed name, its player range, how it builds the deck for a count
+    (choices between cards made by the generator it is given), and the game options it sets
+    (the deadly Owl-man)."""
+
+    title: str
+    lo: int
+    hi: int
+    cards: Callable[[int, random.Random], list[Role]]
+    options: Callable[[int], dict[str, Any]] = _no_options
+
+
+#: Themes by snake_case name. Filled by ``themes.py``.
+THEMES: dict[str, Theme] = {}
 
 
 def default_deck(n: int) -> list[Role]:
@@ -30,10 +52,10 @@ def default_deck(n: int) -> list[Role]:
     return [Role.WEREWOLF] * wolves + [Role.SEER] + [Role.VILLAGER] * (n - wolves - 1)
 
 
-def check_count(n: int) -> None:
-    if n < MIN_PLAYERS:
-        raise InvalidSetup("setup.too_few", f"Lupus in Tabula needs at least {MIN_PLAYERS} players (there are {n})",
-                           minimum=MIN_PLAYERS, count=n)
+def check_count(n: int, minimum: int = MIN_PLAYERS) -> None:
+    if n < minimum:
+        raise InvalidSetup("setup.too_few", f"Lupus in Tabula needs at least {minimum} players (there are {n})",
+                           minimum=minimum, count=n)
     if n > MAX_PLAYERS:
         raise InvalidSetup("setup.too_many", f"Lupus in Tabula takes at most {MAX_PLAYERS} players (there are {n})",
                            maximum=MAX_PLAYERS, count=n)
@@ -49,9 +71,10 @@ def parse_roles(names: Sequence[str]) -> list[Role]:
     return out
 
 
-def validate(deck: Sequence[Role], n: int) -> None:
-    """Refuse a deck that does not fit ``n`` players, saying why."""
-    check_count(n)
+def validate(deck: Sequence[Role], n: int, minimum: int = MIN_PLAYERS) -> None:
+    """Refuse a deck that does not fit ``n`` players, saying why. A theme's own range may go
+    below the usual minimum (The Few and the Special! is for 7 or 8)."""
+    check_count(n, minimum)
     if len(deck) != n:
         raise InvalidSetup("setup.deck_size", f"the deck has {len(deck)} cards for {n} players",
                            cards=len(deck), count=n)
@@ -73,18 +96,34 @@ def validate(deck: Sequence[Role], n: int) -> None:
                            f"{wolves} Werewolves against {others} others would win at once", wolves=wolves)
 
 
+def theme_named(theme: str) -> tuple[str, Theme]:
+    key = theme.strip().lower().replace(" ", "_").replace("-", "_").replace(",", "").replace("!", "")
+    if key not in THEMES:
+        known = ", ".join(sorted(THEMES)) or "none yet"
+        raise InvalidSetup("setup.unknown_theme", f"there is no theme called {theme!r} (known: {known})",
+                           theme=theme)
+    return key, THEMES[key]
+
+
+def theme_deck(theme: str, n: int, seed: int) -> list[Role]:
+    """The theme's deck for ``n`` players, validated; a count outside its range is refused."""
+    key, t = theme_named(theme)
+    if not t.lo <= n <= t.hi:
+        raise InvalidSetup("setup.theme_range", f"{t.title} is for {t.lo} to {t.hi} players (there are {n})",
+                           theme=key, minimum=t.lo, maximum=t.hi, count=n)
+    cards = t.cards(n, rng(seed, "theme", key))
+    validate(cards, n, minimum=t.lo)
+    return cards
+
+
+def theme_options(theme: str, n: int) -> dict[str, Any]:
+    return THEMES[theme_named(theme)[0]].options(n)
+
+
 def build(n: int, deck: Sequence[str] | None, theme: str | None, seed: int) -> list[Role]:
     if theme is not None:
-        key = theme.strip().lower().replace(" ", "_").replace("-", "_").replace(",", "").replace("!", "")
-        if key not in THEMES:
-            known = ", ".join(sorted(THEMES)) or "none yet"
-            raise InvalidSetup("setup.unknown_theme", f"there is no theme called {theme!r} (known: {known})",
-                               theme=theme)
-        cards = THEMES[key](n, seed)
-    elif deck is not None:
-        cards = parse_roles(deck)
-    else:
-        cards = default_deck(n)
+        return theme_deck(theme, n, seed)
+    cards = parse_roles(deck) if deck is not None else default_deck(n)
     validate(cards, n)
     return cards
 

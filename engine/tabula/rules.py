@@ -9,12 +9,12 @@ from typing import Any
 from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
 from . import characters as _characters
-from . import day, deck, end, night, views
+from . import day, deck, end, night, themes, views
 from .character import CHARACTERS, Power, powers_of
 from .state import TabulaState
 from .table import Table
 
-_ = _characters
+_ = _characters, themes
 
 
 def check_names(players: tuple[str, ...]) -> None:
@@ -44,6 +44,8 @@ class TabulaRules:
         options = dict(config.options)
         if config.theme:
             options.setdefault("theme", config.theme)
+            for key, value in deck.theme_options(config.theme, len(players)).items():
+                options.setdefault(key, value)
         state = TabulaState(
             rules=self.name, seed=seed, players=players, roles=roles, options=options,
             phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
@@ -51,11 +53,15 @@ class TabulaRules:
         )
         return self.start(state)
 
+    def public_deck(self, state: TabulaState) -> dict[str, Any]:
+        """What everyone is told of the deck when the game starts."""
+        deck_counts = Counter(r.value for r in state.roles.values())
+        return {"deck": dict(sorted(deck_counts.items()))}
+
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
         table = Table(state, "deal")
-        deck_counts = Counter(r.value for r in state.roles.values())
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
-                       deck=dict(sorted(deck_counts.items())))
+                       **self.public_deck(state))
         for p in state.players:
             table.tell(p, "role.dealt", role=state.roles[p].value)
         for role in sorted(set(state.roles.values()), key=list(Role).index):
@@ -108,6 +114,8 @@ class TabulaRules:
         elif target is None:
             raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
         elif target not in set(power.targets(state, actor)):
+            if power.target_hint is not None:
+                raise IllegalAction("target.not_allowed", power.target_hint, target=target)
             raise self._bad_target(state, actor, target)
         if power.immediate is not None:
             return power.immediate(state, actor, target)

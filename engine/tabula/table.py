@@ -8,12 +8,23 @@ back into an immutable state by ``freeze``: the engine stays a pure function.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ..rng import rng as derive_rng
 from ..types import Event, Role
 from . import character as ch
 from .state import Fact, TabulaState, frozen
+
+Shield = Callable[["Table", str, str], bool]
+SHIELDS: list[Shield] = []
+"""Things that absorb a kill of any cause: (table, player, cause) -> True if absorbed. A variant
+registers its own (the Aura cards of ``aura``); a shield that does not apply returns False."""
+
+
+def shield(fn: Shield) -> Shield:
+    SHIELDS.append(fn)
+    return fn
 
 
 class Table:
@@ -31,6 +42,7 @@ class Table:
         """(player, cause) of this close, in order."""
         self.protected: set[str] = set()
         self.immune: set[str] = set()
+        """Cannot be killed in this close by any cause (Baron Samedi's Zombie)."""
         self.scratch: dict[str, Any] = {}
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
@@ -86,7 +98,9 @@ class Table:
     # -- dying ------------------------------------------------------------------------------------
     def kill(self, player: str, cause: str) -> bool:
         """Kill a living player; his character's death hook may change what happens."""
-        if player not in self.alive:
+        if player not in self.alive or player in self.immune:
+            return False
+        if any(absorb(self, player, cause) for absorb in SHIELDS):
             return False
         self.alive.discard(player)
         self.dead.append(player)
@@ -97,12 +111,20 @@ class Table:
             hook(self, player, cause)
         return True
 
+    def reveal(self, player: str) -> None:
+        """His card is shown to everyone (a revealed Deadalive, Dorian Wolf, Hamlet)."""
+        revealed = dict(self.marks.get("revealed", {}))
+        revealed[player] = self.start.roles[player].value
+        self.marks["revealed"] = revealed
+
     def revive(self, player: str) -> None:
+        """Alive again: no longer among the dead, nor among those who died in this close."""
         if player in self.alive:
             return
         self.alive.add(player)
         if player in self.dead:
             self.dead.remove(player)
+        self.died_now = [(p, c) for p, c in self.died_now if p != player]
 
     # -- back to a value --------------------------------------------------------------------------
     def freeze(self, **changes: Any) -> TabulaState:

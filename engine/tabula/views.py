@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from .rules import TabulaRules
 
 
+#: Tiles on the table, in front of a character for everyone to see.
+TOKENS = ("skull", "portrait", "claw")
+
+
 def public_view(state: TabulaState) -> dict[str, Any]:
     over = state.phase is Phase.OVER
     out: dict[str, Any] = {
@@ -33,7 +37,7 @@ def public_view(state: TabulaState) -> dict[str, Any]:
         "lynched": list(state.lynched),
         "welcome": state.welcome,
         "revealed": {p: r for p, r in state.marks.get("revealed", {}).items()},
-        "tokens": {k: state.marks[k] for k in ("skull",) if k in state.marks},
+        "tokens": {k: state.marks[k] for k in TOKENS if k in state.marks},
     }
     if state.phase is Phase.NOMINATIONS:
         out["votes"] = [list(v) for v in state.votes]
@@ -67,7 +71,7 @@ def player_view(rules: TabulaRules, state: TabulaState, player: str) -> dict[str
         "choices": {**mine, **shared},
         "ballot": state.ballots.get(player),
         "actions": [a.text() for a in rules.legal_actions(state, player)],
-        "public": public_view(state),
+        "public": rules.public_view(state),
     }
     became = state.marks.get("became", {}).get(player)
     if became:

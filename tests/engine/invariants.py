@@ -16,6 +16,9 @@ ROLE_NAMES = {r.value for r in Role}
 #: rule sets add their public reveals, such as the Deadalive's).
 PUBLIC_ROLE_KEYS = {"game.started", "game.over"}
 
+#: Private answers to a look, which may name the card looked at.
+LOOKS = {"seer.result", "fortune_teller.result", "darius.result", "hamlet.peek"}
+
 
 def strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
@@ -63,6 +66,9 @@ def check_event_audience(before: Any, after: Any, event: Event) -> None:
             allowed.add(b)
         if event.channel:
             allowed.add(event.channel)
+        target = event.data.get("target")
+        if event.key in LOOKS and isinstance(target, str) and target in after.roles:
+            allowed.add(after.roles[target].value)  # a look may show the card itself (the Aura variant)
         named = (ROLE_NAMES & set(strings(dict(event.data)))) - allowed
         assert not named, f"{event.key} tells {p} ({after.roles[p].value}) of {named}"
 

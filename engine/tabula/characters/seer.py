@@ -7,7 +7,8 @@ choice counting. Looking at the Werehamster kills him (his own hook).
 
 from __future__ import annotations
 
-from ...types import Role, Team, Verb
+from ...types import Role, RuleSet, Team, Verb
+from ..auras import sight
 from ..character import Character, Power, card, night_step, powers_of, reads_as_were, register
 from ..table import Table
 
@@ -25,6 +26,9 @@ def sharers(table: Table, slot: str) -> list[str]:
 
 def look(table: Table, slot: str, key: str) -> None:
     """The look shared by the Seer, the Fortune Teller and Darius (each with its own slot)."""
+    if table.start.rules is RuleSet.AURA:
+        _aura_look(table, slot, key)
+        return
     target = table.choice(slot)
     if target is None:
         return
@@ -36,6 +40,15 @@ def look(table: Table, slot: str, key: str) -> None:
     hook = card(table.start, target).on_seen
     if hook is not None and slot in SEEING_SLOTS:
         hook(table, target)
+
+
+def _aura_look(table: Table, slot: str, key: str) -> None:
+    """In the Aura variant a look sees the Aura, or the card, or nothing under a tile."""
+    target = table.choice(slot)
+    readers = sharers(table, slot)
+    if target is not None and readers:
+        table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
+                   night=table.start.night, **sight(table, target))
 
 
 #: Looks that kill the Werehamster (the Seer's and the Fortune Teller's, not Darius's).

@@ -22,9 +22,11 @@ CHANNEL = "werewolves"
 
 
 def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
-    """Another living player who is not a Werewolf (the Aura variant lets them choose their own)."""
-    own_ok = state.rules is RuleSet.AURA
-    return (p for p in state.players if p != actor and p in state.alive and (own_ok or not is_wolf(state, p)))
+    """Another living player who is not a Werewolf. The Aura variant lets them claw their own
+    cards, a lone Werewolf his own, to discard an Aura and divert suspicion."""
+    if state.rules is RuleSet.AURA:
+        return state.living()
+    return (p for p in state.players if p != actor and p in state.alive and not is_wolf(state, p))
 
 
 HUNT = Power(Verb.KILL, "pack:{actor}", targets=pack_targets)

@@ -1,0 +1,38 @@
+"""Baron Samedi: once per game, from the second night, even as a Ghost, ``revive`` (no name):
+the "Welcome!" holder becomes a Zombie, cannot be killed that night, and is alive again at
+dawn with all his abilities. Never on himself. Afterwards there is no Baron Samedi phase."""
+
+from __future__ import annotations
+
+from ...types import Role, Team, Verb
+from ..character import Character, Power, night_step, register
+from ..state import TabulaState
+from ..table import Table
+
+USED = "revived_by"
+
+
+def _can_revive(state: TabulaState, actor: str) -> bool:
+    w = state.welcome
+    return (state.night >= 2 and actor not in state.marks.get(USED, ())
+            and w is not None and w != actor and w not in state.alive)
+
+
+REVIVE = Power(Verb.REVIVE, "revive:{actor}", no_target=True, as_ghost=True, when=_can_revive,
+               why_not='Baron Samedi revives once, from the second night, the "Welcome!" holder '
+                       "if he is a Ghost and is not Baron Samedi himself")
+
+BARON_SAMEDI = register(Character(Role.BARON_SAMEDI, Team.HUMANS, powers=(REVIVE,)))
+
+
+@night_step(50, "baron_samedi")
+def zombie(table: Table) -> None:
+    s = table.start
+    for baron, _ in table.choices_with_prefix("revive:"):
+        w = s.welcome
+        if not _can_revive(s, baron) or w is None:
+            continue
+        table.marks[USED] = (*table.marks.get(USED, ()), baron)
+        table.revive(w)
+        table.immune.add(w)
+        table.announce("baron_samedi.revived", player=w)
