@@ -155,7 +155,8 @@ def steps(record: GameRecord) -> Iterator[tuple[int, Move | None, GameState, lis
 def replay(record: GameRecord) -> Replay:
     log: list[tuple[int, Event]] = []
     state: GameState | None = None
-    for pos, _, state, events in steps(record):
+    for pos, _, after, events in steps(record):
         log.extend((pos, e) for e in events)
+        state = after
     assert state is not None
     return Replay(state, log)

@@ -62,7 +62,9 @@ def rules_for(name: RuleSet | str) -> Rules:
         key = RuleSet(name)
     except ValueError:
         known = ", ".join(r.value for r in RuleSet)
-        raise InvalidSetup("setup.unknown_rules", f"unknown rule set {name!r} (known: {known})", rules=str(name)) from None
+        raise InvalidSetup(
+            "setup.unknown_rules", f"unknown rule set {name!r} (known: {known})", rules=str(name)
+        ) from None
     if key not in _REGISTRY:
         raise InvalidSetup("setup.rules_unavailable", f"the rule set {key.value} is not available yet", rules=key.value)
     return _REGISTRY[key]

@@ -19,7 +19,8 @@ def replay(
     """Play a game record and print where it stands, as one JSON object."""
     from engine import summary, view
     from engine.errors import LupusError
-    from engine.record import RecordError, ReplayError, load_record, replay as play
+    from engine.record import RecordError, ReplayError, load_record
+    from engine.record import replay as play
 
     try:
         record = load_record(file)

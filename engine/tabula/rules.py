@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
-from . import characters as _characters  # noqa: F401  (registers every character)
+from . import characters as _characters
 from . import day, deck, end, night, views
 from .character import CHARACTERS, Power, powers_of
 from .state import TabulaState

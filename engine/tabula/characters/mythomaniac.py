@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...types import Role, Team, Verb
-from ..character import CHARACTERS, Character, Power, became, extra_powers, is_wolf, night_step, pack, register
+from ..character import (
+    CHARACTERS,
+    Character,
+    Power,
+    became,
+    extra_powers,
+    is_wolf,
+    night_step,
+    pack,
+    register,
+)
 from ..state import TabulaState
 from ..table import Table
 
