@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import threading
 from collections.abc import Coroutine
@@ -48,8 +49,18 @@ class BackgroundLoop:
             raise TimeoutError(f"no answer within {timeout} s") from None
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Cancel what still runs on the loop, then end the thread."""
         if not self.alive:
             return
+
+        async def drain() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        with contextlib.suppress(TimeoutError, RuntimeError):
+            self.run(drain(), timeout)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout)
         if not self._thread.is_alive():

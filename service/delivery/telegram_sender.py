@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import re
 import threading
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -25,6 +26,7 @@ from telegram.error import (
     TelegramError,
 )
 from telegram.request import HTTPXRequest
+from telegram.warnings import PTBDeprecationWarning
 
 from service.delivery.loop import BackgroundLoop
 from service.delivery.senders import Keyboard, PermanentReason, SendResult
@@ -63,7 +65,9 @@ def classify(exc: TelegramError) -> SendResult:
     TimedOut are both NetworkErrors."""
     text = str(exc)
     if isinstance(exc, RetryAfter):
-        after = exc.retry_after
+        with warnings.catch_warnings():  # PTB 22.2+ warns that it will become a timedelta
+            warnings.simplefilter("ignore", PTBDeprecationWarning)
+            after = exc.retry_after
         seconds = after.total_seconds() if isinstance(after, dt.timedelta) else float(after)
         return SendResult.retry(seconds, text)
     if isinstance(exc, Forbidden):

@@ -24,7 +24,9 @@ from fastapi.responses import JSONResponse
 # Parameters PTB sends as JSON strings inside a form body.
 _JSON_PARAMS = {"reply_markup", "link_preview_options", "permissions", "allowed_updates", "entities",
                 "reply_parameters", "commands", "scope"}
-_COUNTED = {"sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument"}
+_COUNTED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+_CHAT_METHODS = _COUNTED | {"deleteMessage", "getChat", "getChatMember", "restrictChatMember", "banChatMember",
+                            "unbanChatMember"}
 
 Window = tuple[int, float]  # at most `count` sends in any `seconds`
 
@@ -77,6 +79,7 @@ class FakeTelegram:
         self._chats: dict[int, dict[str, Any]] = {}
         self._blocked: dict[int, str] = {}
         self._admin_in: set[int] = set()
+        self._migrated: dict[int, int] = {}
         self._messages: dict[int, dict[int, dict[str, Any]]] = {}
         self._next_id: dict[int, int] = {}
         self._stamps: dict[Any, deque[float]] = {}
@@ -105,6 +108,12 @@ class FakeTelegram:
     def unblock(self, chat_id: int) -> None:
         with self._lock:
             self._blocked.pop(chat_id, None)
+
+    def migrate(self, chat_id: int, new_chat_id: int) -> None:
+        """The group became a supergroup: calls naming the old id get 400 with migrate_to_chat_id."""
+        with self._lock:
+            self._migrated[chat_id] = new_chat_id
+            self._chats[new_chat_id] = {"id": new_chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
 
     def make_admin(self, chat_id: int) -> None:
         with self._lock:
@@ -202,10 +211,15 @@ class FakeTelegram:
                     400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
                 )
             return 200, {"ok": True, "result": True}
+        if method not in _CHAT_METHODS:
+            return self._error(404, "Not Found")
         chat = self._chat(p.get("chat_id"))
         if chat is None:
             return self._error(400, "Bad Request: chat not found")
         cid = chat["id"]
+        if cid in self._migrated:
+            return self._error(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                               migrate_to_chat_id=self._migrated[cid])
         if method in _COUNTED:
             if cid in self._blocked:
                 return self._error(403, self._blocked[cid])
@@ -233,7 +247,7 @@ class FakeTelegram:
             msg["edit_date"] = int(time.time())
             return 200, {"ok": True, "result": dict(msg)}
         if method == "getChat":
-            return 200, {"ok": True, "result": chat}
+            return 200, {"ok": True, "result": {**chat, "accent_color_id": 0, "max_reaction_count": 11}}
         if method == "getChatMember":
             uid = int(p.get("user_id", 0))
             admin = uid == self.me["id"] and cid in self._admin_in
@@ -251,8 +265,7 @@ class FakeTelegram:
                 return self._error(400, "Bad Request: method is available for supergroup and channel chats only")
             if cid not in self._admin_in:
                 return self._error(400, "Bad Request: not enough rights to restrict/unrestrict chat member")
-            return 200, {"ok": True, "result": True}
-        return self._error(404, "Not Found")
+        return 200, {"ok": True, "result": True}
 
     def _simple(self, method: str, p: dict[str, Any]) -> Any:
         if method == "getMe":
