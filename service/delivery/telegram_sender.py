@@ -113,6 +113,11 @@ class TelegramSender:
         self._bot_loop: BackgroundLoop | None = None
         self._lock = threading.Lock()
 
+    @property
+    def bot_id(self) -> str:
+        """The bot's numeric id, the part of the token before the colon (no network needed)."""
+        return self._token.split(":", 1)[0]
+
     def _loop(self) -> BackgroundLoop:
         if self._own_loop is not None and self._own_loop.alive:
             return self._own_loop

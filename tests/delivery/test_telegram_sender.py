@@ -28,6 +28,7 @@ def test_base_url_is_built_as_ptb_expects():
     assert bot_base_url("http://127.0.0.1:8081") == "http://127.0.0.1:8081/bot"
     assert bot_base_url("https://api.telegram.org/bot/") == "https://api.telegram.org/bot"
     assert chat_id("-1001234") == -1001234 and chat_id("@lupus") == "@lupus"
+    assert TelegramSender("123456:abc").bot_id == "123456"
 
 
 def test_a_message_with_buttons_reaches_the_chat(fake_telegram, sender):
