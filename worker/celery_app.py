@@ -97,8 +97,11 @@ class RetryLater(Exception):
     without counting as a failure."""
 
     def __init__(self, seconds: float, why: str = "") -> None:
-        super().__init__(f"retry in {seconds:.2f}s: {why}")
-        self.seconds = seconds
+        super().__init__(seconds, why)  # the args rebuild it, so Celery can serialize it as JSON
+        self.seconds, self.why = seconds, why
+
+    def __str__(self) -> str:
+        return f"retry in {self.seconds:.2f}s: {self.why}"
 
 
 class TransientError(Exception):
@@ -124,7 +127,7 @@ class BaseTask(Task):  # type: ignore[misc]
             request = self.request
             if request.called_directly:
                 raise
-            log.info("task.deferred", task=self.name, id=request.id, seconds=e.seconds, why=str(e))
+            log.info("task.deferred", task=self.name, id=request.id, seconds=e.seconds, why=e.why)
             # Like Task.retry, but the retry count stays: waiting for a rate limit is not failing,
             # and must not use up the retries (and lengthen the backoff) kept for real failures.
             sig = self.signature_from_request(request, countdown=e.seconds, retries=request.retries)
@@ -132,7 +135,7 @@ class BaseTask(Task):  # type: ignore[misc]
             raise Retry(exc=e, when=e.seconds, sig=sig) from None
 
     def on_retry(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
-        if not isinstance(exc, Retry):
+        if not isinstance(exc, Retry | RetryLater):
             log.warning("task.retry", task=self.name, id=task_id, error=repr(exc),
                         attempt=self.request.retries + 1)
 

@@ -70,9 +70,19 @@ class BackgroundLoop:
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     @classmethod
+    def _after_fork(cls) -> None:
+        # The child has no loop thread, and a lock held by another parent thread at fork time would
+        # stay held for ever.
+        cls._current = None
+        cls._lock = threading.Lock()
+
+    @classmethod
     def for_this_process(cls) -> BackgroundLoop:
         """The process-wide loop, started on first use and again after a fork."""
         with cls._lock:
             if cls._current is None or not cls._current.alive:
                 cls._current = cls()
             return cls._current
+
+
+os.register_at_fork(after_in_child=BackgroundLoop._after_fork)

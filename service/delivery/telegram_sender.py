@@ -96,22 +96,25 @@ class TelegramSender:
         api_url: str = TELEGRAM_API_URL,
         pool_size: int = 8,
         timeout: float = 10.0,
+        parse_mode: str | None = None,
         loop: BackgroundLoop | None = None,
     ) -> None:
         """`api_url` is the Bot API server's root (TELEGRAM_API_URL; the sandbox points it at its
         stand-in). `pool_size` bounds the HTTP connections of this process's Bot. `loop` defaults
-        to the process-wide background loop."""
+        to the process-wide background loop. `parse_mode` ("HTML", "MarkdownV2") applies to every text."""
         if not token:
             raise ValueError("a Telegram bot token is required")
         self._token = token
         self._base_url = bot_base_url(api_url)
         self._pool_size = pool_size
         self._timeout = timeout
+        self._parse_mode = parse_mode
         self._own_loop = loop
         self._bot: Bot | None = None
         self._bot_pid = 0
         self._bot_loop: BackgroundLoop | None = None
         self._lock = threading.Lock()
+        self._lock_pid = os.getpid()
 
     @property
     def bot_id(self) -> str:
@@ -125,6 +128,8 @@ class TelegramSender:
 
     def _ready(self) -> tuple[Bot, BackgroundLoop]:
         """This process's initialized Bot and its loop (made on first use, and again after a fork)."""
+        if self._lock_pid != os.getpid():  # forked: another parent thread may have held the lock
+            self._lock, self._lock_pid = threading.Lock(), os.getpid()
         with self._lock:
             loop = self._loop()
             if self._bot is None or self._bot_pid != os.getpid() or self._bot_loop is not loop:
@@ -169,7 +174,7 @@ class TelegramSender:
         try:
             try:
                 msg = self.call(lambda b: b.send_message(
-                    target, text, reply_markup=markup,
+                    target, text, reply_markup=markup, parse_mode=self._parse_mode,
                     link_preview_options=LinkPreviewOptions(is_disabled=True),
                 ))
             except ChatMigrated as e:
@@ -177,7 +182,7 @@ class TelegramSender:
                 new_id = e.new_chat_id
                 moved = str(new_id)
                 msg = self.call(lambda b: b.send_message(
-                    new_id, text, reply_markup=markup,
+                    new_id, text, reply_markup=markup, parse_mode=self._parse_mode,
                     link_preview_options=LinkPreviewOptions(is_disabled=True),
                 ))
         except TelegramError as e:

@@ -84,6 +84,7 @@ class TwilioSender:
         self._client: Client | None = None
         self._pid = 0
         self._lock = threading.Lock()
+        self._lock_pid = os.getpid()
 
     @property
     def sender_id(self) -> str:
@@ -93,6 +94,8 @@ class TwilioSender:
     @property
     def client(self) -> Client:
         """This process's client (made again after a fork: a requests session is not fork-safe)."""
+        if self._lock_pid != os.getpid():  # forked: another parent thread may have held the lock
+            self._lock, self._lock_pid = threading.Lock(), os.getpid()
         with self._lock:
             if self._client is None or self._pid != os.getpid():
                 http = TwilioHttpClient(timeout=self._timeout, logger=_quiet)
