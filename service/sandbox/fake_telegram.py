@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
@@ -137,6 +138,17 @@ class FakeTelegram:
         """The chat as its user sees it now: edits applied, deletions gone."""
         with self._lock:
             return [dict(m) for m in self._messages.get(chat_id, {}).values()]
+
+    def deliver(self, update: dict[str, Any], timeout: float = 10.0) -> int:
+        """Post `update` to the webhook the bot registered, with its secret, as Telegram does;
+        returns the HTTP status the service answered (Telegram would retry anything but 2xx)."""
+        url = self.webhook.get("url")
+        if not url:
+            raise RuntimeError("no webhook is set")
+        headers = {"Content-Type": "application/json"}
+        if self.webhook.get("secret_token"):
+            headers["X-Telegram-Bot-Api-Secret-Token"] = str(self.webhook["secret_token"])
+        return httpx.post(str(url), content=json.dumps(update), headers=headers, timeout=timeout).status_code
 
     def rejected(self, status: int = 429) -> int:
         return sum(1 for c in self.calls() if c.status == status)

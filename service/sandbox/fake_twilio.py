@@ -30,7 +30,7 @@ _E164 = re.compile(r"\+[1-9]\d{6,14}")
 @dataclass(frozen=True)
 class TwilioCall:
     method: str
-    path: str
+    path: str  # after /2010-04-01/
     params: dict[str, str]
     status: int
     response: dict[str, Any]
@@ -151,7 +151,7 @@ class FakeTwilio:
             return status, body
 
     def _handle(self, method: str, path: str, p: dict[str, str], auth: str | None) -> tuple[int, dict[str, Any]]:
-        m = re.fullmatch(r"/2010-04-01/Accounts/([^/]+)/Messages(?:/(SM[0-9a-f]{32}))?\.json", path)
+        m = re.fullmatch(r"Accounts/([^/]+)/Messages(?:/(SM[0-9a-f]{32}))?\.json", path)
         if m is None:
             return _error(404, 20404, "The requested resource was not found")
         if not self._authorized(auth) or m.group(1) != self.account_sid:
@@ -168,12 +168,12 @@ class FakeTwilio:
     def _make_app(self) -> FastAPI:
         app = FastAPI(title="Fake Twilio", openapi_url=None, docs_url=None, redoc_url=None)
 
+        # The path is matched from the version on, so the app also works mounted under a prefix.
         @app.api_route("/2010-04-01/{rest:path}", methods=["GET", "POST"])
-        async def api(request: Request) -> JSONResponse:
+        async def api(rest: str, request: Request) -> JSONResponse:
             form = await request.form() if request.method == "POST" else {}
             params = {k: v for k, v in form.items() if isinstance(v, str)}
-            status, body = self.handle(request.method, request.url.path, params,
-                                       request.headers.get("authorization"))
+            status, body = self.handle(request.method, rest, params, request.headers.get("authorization"))
             return JSONResponse(body, status)
 
         return app

@@ -37,7 +37,7 @@ def test_a_text_is_sent_from_the_number_in_gsm7(fake_twilio, sender):
 def test_the_response_looks_like_twilios(fake_twilio, sender):
     sender.send(TO, "ciao", dedup_key="k")
     [call] = fake_twilio.calls()
-    assert call.status == 201 and call.path == f"/2010-04-01/Accounts/{fake_twilio.account_sid}/Messages.json"
+    assert call.status == 201 and call.path == f"Accounts/{fake_twilio.account_sid}/Messages.json"
     assert call.params == {"To": TO, "From": FROM, "Body": "ciao",
                            "StatusCallback": "https://lupus.example/sms/twilio/status?key=k"}
     assert {"sid", "status", "num_segments", "date_created", "uri", "api_version"} <= call.response.keys()
