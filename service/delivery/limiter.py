@@ -192,7 +192,8 @@ return '0'
 
 
 class RedisLimiter(_Base):
-    """The limits shared by every process that uses the same Redis (and key prefix)."""
+    """The limits shared by every process that uses the same Redis (and key prefix). Redis errors
+    propagate: with Redis down the broker is down too, and the task retries as for any outage."""
 
     def __init__(
         self,

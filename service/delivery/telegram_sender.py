@@ -144,7 +144,11 @@ class TelegramSender:
                         pool_timeout=t,
                     )
                     bot = Bot(self._token, base_url=self._base_url, request=request)
-                    await bot.initialize()  # getMe: fails fast on a wrong token or URL
+                    try:
+                        await bot.initialize()  # getMe: fails fast on a wrong token or URL
+                    except BaseException:
+                        await request.shutdown()  # do not leak a connection pool per failed attempt
+                        raise
                     return bot
 
                 self._bot = loop.run(make(), timeout=3 * t)

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 
 from worker.celery_app import broker_settings, make_celery
 
+from .conftest import REDIS_URL
+
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_URL = "redis://127.0.0.1:6379/9"
 
 
 class Worker:
@@ -50,18 +50,6 @@ class Worker:
         log = (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
         raise AssertionError(f"tasks did not run: wanted {lines}, got {got}\n--- worker log ---\n{log}")
 
-
-@pytest.fixture
-def redis_db():
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        pytest.skip("no Redis server on 127.0.0.1:6379")
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
 
 
 def _producer(broker: str | None, tmp: Path, visibility: float = 3600):

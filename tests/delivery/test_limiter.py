@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import redis
 
 from service.delivery.limiter import (
     DEFAULT_POLICY,
@@ -15,7 +14,7 @@ from service.delivery.limiter import (
     make_policy,
 )
 
-REDIS_URL = "redis://127.0.0.1:6379/9"
+from .conftest import REDIS_URL
 
 
 class Clock:
@@ -25,18 +24,6 @@ class Clock:
     def __call__(self) -> float:
         return self.t
 
-
-@pytest.fixture
-def redis_client():
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        pytest.skip("no Redis server on 127.0.0.1:6379")
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -48,7 +35,7 @@ def make(request):
     def build(policy=DEFAULT_POLICY, **kw):
         if request.param == "memory":
             return MemoryLimiter(policy, clock=clock, **kw)
-        return RedisLimiter(request.getfixturevalue("redis_client"), policy, clock=clock, **kw)
+        return RedisLimiter(request.getfixturevalue("redis_db"), policy, clock=clock, **kw)
 
     build.clock = clock
     build.kind = request.param
@@ -147,9 +134,10 @@ def test_unknown_channel_or_kind_is_an_error(make):
         Rate(0, 1)
 
 
-def test_two_redis_limiters_share_one_budget(redis_client):
+@pytest.mark.redis
+def test_two_redis_limiters_share_one_budget(redis_db):
     clock = Clock()
-    a, b = (RedisLimiter(redis_client, clock=clock) for _ in range(2))
+    a, b = (RedisLimiter(redis_db, clock=clock) for _ in range(2))
     assert grants(a, 2, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
     assert grants(b, 5, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
     # Memory limiters, by design, do not share (that is what REDIS_URL is for).
@@ -157,15 +145,17 @@ def test_two_redis_limiters_share_one_budget(redis_client):
     assert grants(m1, 1, "telegram", "private", "1") + grants(m2, 1, "telegram", "private", "1") == 2
 
 
-def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_client):
-    lim = RedisLimiter(redis_client, {("telegram", "private"): [Rule("address", Rate(1, 1.0, burst=2))]},
+@pytest.mark.redis
+def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_db):
+    lim = RedisLimiter(redis_db, {("telegram", "private"): [Rule("address", Rate(1, 1.0, burst=2))]},
                        prefix="t:rl")
     assert grants(lim, 5, "telegram", "private", "9") == 2
     assert 0.5 < lim.try_acquire("telegram", "private", "9") <= 1.0
-    ttl = redis_client.pttl("t:rl:telegram:default:9")
+    ttl = redis_db.pttl("t:rl:telegram:default:9")
     assert 0 < ttl <= 3000  # keys vanish once the bucket is back to rest
 
 
-def test_make_limiter_picks_by_url(redis_client):
+@pytest.mark.redis
+def test_make_limiter_picks_by_url(redis_db):
     assert isinstance(make_limiter(None), MemoryLimiter)
     assert isinstance(make_limiter(REDIS_URL), RedisLimiter)
