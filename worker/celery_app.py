@@ -11,7 +11,8 @@ Delivery guarantees, and why these settings:
   ignored, an outbox row already sent is skipped).
 - Redis's visibility timeout (one hour here, Celery's default, stated so nobody lowers it blindly): a
   task not acknowledged within it is handed to another worker. Our tasks run for seconds, so one hour
-  only matters after a crash. It is also why no task is scheduled hours ahead with an ETA: such a task
+  only matters after a crash (kombu puts such a task back when a worker starts, or on its periodic
+  sweep, once the timeout has passed). It is also why no task is scheduled hours ahead with an ETA: such a task
   would be redelivered every hour; deadlines live in the database and beat sweeps them.
 - Only ONE beat process may run (Procfile `beat`, scaled to exactly one): two beats would enqueue
   every sweep twice. The sweep tasks are idempotent anyway, so a brief overlap during a deploy is
