@@ -1,0 +1,70 @@
+"""Fitting texts to the platforms: merging queued texts for one chat, splitting texts too long for one.
+
+A group may receive only 20 messages a minute, so when several announcements for the same group are
+waiting, the worker sends them as one message instead of waiting minutes between them. A text longer
+than a platform allows (Telegram 4096 characters, Twilio 1600) is split at paragraph, line or word
+boundaries, never inside a word when that can be helped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.delivery.senders import Keyboard
+
+TELEGRAM_MAX = 4096
+TWILIO_MAX = 1600
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One message to send: its text, its buttons, and which queued items (by index) it carries."""
+
+    text: str
+    buttons: Keyboard | None
+    items: tuple[int, ...]
+
+
+def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int = TELEGRAM_MAX,
+          sep: str = "\n\n") -> list[Batch]:
+    """Merge consecutive queued texts, in order, into as few messages as fit in `max_len`. A text
+    with buttons closes its batch (the buttons stay under the text they belong to); a text that is
+    too long on its own travels alone (split it with `split` first)."""
+    batches: list[Batch] = []
+    text, items = "", list[int]()  # the open batch
+    for i, (body, buttons) in enumerate(queued):
+        joined = f"{text}{sep}{body}" if items else body
+        if items and len(joined) > max_len:
+            batches.append(Batch(text, None, tuple(items)))
+            text, items = body, [i]
+        else:
+            text, items = joined, [*items, i]
+        if buttons:
+            batches.append(Batch(text, buttons, tuple(items)))
+            text, items = "", []
+    if items:
+        batches.append(Batch(text, None, tuple(items)))
+    return batches
+
+
+def split(text: str, max_len: int = TELEGRAM_MAX) -> list[str]:
+    """`text` in pieces of at most `max_len` characters, cut at the last paragraph break, else line
+    break, else space that fits; a single word longer than `max_len` is cut where it must be."""
+    if max_len < 1:
+        raise ValueError("max_len must be positive")
+    pieces: list[str] = []
+    rest = text.strip() if len(text) > max_len else text
+    while len(rest) > max_len:
+        window = rest[: max_len + 1]
+        for mark in ("\n\n", "\n", " "):
+            cut = window.rfind(mark)
+            if cut > 0:
+                head, rest = rest[:cut], rest[cut + len(mark):]
+                break
+        else:
+            head, rest = rest[:max_len], rest[max_len:]
+        pieces.append(head.rstrip())
+        rest = rest.lstrip()  # a piece never starts with the blank that ended the previous one
+    pieces.append(rest)
+    return [p for p in pieces if p] or [""]

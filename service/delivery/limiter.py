@@ -1,0 +1,247 @@
+"""One rate limiter for the whole deployment, however many worker processes send.
+
+Why a small Lua script and not the `limits` library: every Telegram send must pass two limits at once
+(the bot's ~30 a second and the chat's own), and `limits` checks each limit with its own call, so a
+send refused by the bot limit would still have spent the chat's budget (or, testing first and hitting
+after, two processes could both pass). Its strategies are also "N per window" only, with no separate
+burst: a private chat needs "1 a second, a short burst tolerated". The script below is the GCRA form
+of a token bucket (one timestamp per key), checks every key of a send and charges all or none, in one
+atomic step on the Redis server's clock, so processes on different machines agree.
+
+A GCRA with sustained rate r and burst b lets through at most about b + r*W sends in any window of W
+seconds; the defaults are set so that this stays under what Telegram enforces (see `DEFAULT_POLICY`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+Scope = Literal["channel", "address"]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """`count` sends per `per` seconds sustained, with up to `burst` at once from rest."""
+
+    count: float
+    per: float
+    burst: int = 1
+
+    def __post_init__(self) -> None:
+        if self.count <= 0 or self.per <= 0 or self.burst < 1:
+            raise ValueError(f"bad rate {self!r}")
+
+    @property
+    def interval(self) -> float:
+        return self.per / self.count
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One limit of a send: shared by the whole channel (the bot, the sender number) or per address."""
+
+    scope: Scope
+    rate: Rate
+
+
+Policy = Mapping[tuple[str, str], Sequence[Rule]]
+
+
+def make_policy(*, telegram_per_second: float = 29, sms_segments_per_second: float = 1.0) -> Policy:
+    """The limits of each (channel, chat kind).
+
+    Telegram: ~30 a second per bot (29 sustained, no burst, so that any one-second window holds at
+    most ~30 even with network jitter); ~1 a second per private chat with a burst of 3 (a dawn brings
+    a player two or three texts at once); 20 a minute per group, here 17 a minute with a burst of 3,
+    which keeps any 60-second window at or under 20. SMS: per sender number (a long code sends about
+    one segment a second; a short code or a messaging service with many numbers can be configured
+    faster), charged per segment.
+    """
+    bot = Rule("channel", Rate(telegram_per_second, 1.0))
+    sms = [Rule("channel", Rate(sms_segments_per_second, 1.0))]
+    return {
+        ("telegram", "private"): [bot, Rule("address", Rate(1, 1.0, burst=3))],
+        ("telegram", "group"): [bot, Rule("address", Rate(17, 60.0, burst=3))],
+        ("sms", "private"): sms,
+        ("sms", "group"): sms,
+    }
+
+
+DEFAULT_POLICY = make_policy()
+
+
+class Limiter(Protocol):
+    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        """Charge one send of `cost` units (SMS segments) if every limit allows it now and return 0;
+        else charge nothing and return the seconds to wait before trying again. Never blocks."""
+        ...
+
+    def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
+        """The platform said "retry after `seconds`" for this address: hold its sends until then."""
+        ...
+
+
+class _Base:
+    def __init__(self, policy: Policy = DEFAULT_POLICY, *, channel_ids: Mapping[str, str] | None = None):
+        self.policy = policy
+        # Whose budget a channel-wide limit is: the bot's id, the sender number. Two deployments
+        # sharing a Redis with different bots must not share a budget.
+        self.channel_ids = dict(channel_ids or {})
+
+    def _rules(self, channel: str, chat_kind: str, address: str) -> list[tuple[str, Rate]]:
+        rules = self.policy.get((channel, chat_kind))
+        if rules is None:
+            raise ValueError(f"no rate limits for channel {channel!r} and chat kind {chat_kind!r}")
+        owner = self.channel_ids.get(channel, "default")
+        return [
+            (f"{channel}:{owner}" if r.scope == "channel" else f"{channel}:{owner}:{address}", r.rate)
+            for r in rules
+        ]
+
+
+def gcra(tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: int) -> tuple[float, list[float]]:
+    """The decision for one send: (seconds to wait, new theoretical arrival times). Wait 0 means
+    allowed and the new times should be stored; otherwise nothing changes. A cost above the burst is
+    allowed only from a full bucket (so an SMS of 4 segments is not refused for ever)."""
+    wait, new = 0.0, []
+    for tat, rate in zip(tats, rates, strict=True):
+        start = now if tat is None else max(tat, now)
+        nxt = start + cost * rate.interval
+        allow_at = nxt - max(rate.burst, cost) * rate.interval
+        wait = max(wait, allow_at - now)
+        new.append(nxt)
+    return (wait, []) if wait > 1e-9 else (0.0, new)
+
+
+class MemoryLimiter(_Base):
+    """The same limits in this process only: for running without Redis (one worker process)."""
+
+    def __init__(
+        self,
+        policy: Policy = DEFAULT_POLICY,
+        *,
+        channel_ids: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        super().__init__(policy, channel_ids=channel_ids)
+        self._clock = clock
+        self._tats: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        rules = self._rules(channel, chat_kind, address)
+        with self._lock:
+            now = self._clock()
+            wait, new = gcra([self._tats.get(k) for k, _ in rules], [r for _, r in rules], now, cost)
+            if not wait:
+                self._tats.update(zip((k for k, _ in rules), new, strict=True))
+                # Forget keys that are back to rest so a long-lived process does not grow.
+                if len(self._tats) > 10_000:
+                    self._tats = {k: t for k, t in self._tats.items() if t > now}
+            return wait
+
+    def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
+        key, rate = self._rules(channel, chat_kind, address)[-1]
+        with self._lock:
+            hold = self._clock() + seconds + (rate.burst - 1) * rate.interval
+            self._tats[key] = max(self._tats.get(key, hold), hold)
+
+
+# KEYS: one per rule. ARGV: now in ms ("" = the server's clock), mode, cost (acquire) or hold in ms
+# (penalize), then interval_ms and burst for each key. Returns the wait in ms, as a string (Lua
+# numbers would be truncated to integers on the way out).
+_LUA = """
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+else
+  now = tonumber(ARGV[1])
+end
+local mode, amount = ARGV[2], tonumber(ARGV[3])
+if mode == 'penalize' then
+  local interval, burst = tonumber(ARGV[4]), tonumber(ARGV[5])
+  local hold = now + amount + (burst - 1) * interval
+  local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if hold > tat then
+    redis.call('SET', KEYS[1], tostring(hold), 'PX', math.ceil(hold - now) + 1000)
+  end
+  return '0'
+end
+local wait, new = 0, {}
+for i, key in ipairs(KEYS) do
+  local interval, burst = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local tat = tonumber(redis.call('GET', key) or '0')
+  if tat < now then tat = now end
+  local nxt = tat + amount * interval
+  local allow_at = nxt - math.max(burst, amount) * interval
+  if allow_at - now > wait then wait = allow_at - now end
+  new[i] = nxt
+end
+if wait > 0.001 then return tostring(wait) end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, tostring(new[i]), 'PX', math.ceil(new[i] - now) + 1000)
+end
+return '0'
+"""
+
+
+class RedisLimiter(_Base):
+    """The limits shared by every process that uses the same Redis (and key prefix). Redis errors
+    propagate: with Redis down the broker is down too, and the task retries as for any outage."""
+
+    def __init__(
+        self,
+        client: Any,
+        policy: Policy = DEFAULT_POLICY,
+        *,
+        channel_ids: Mapping[str, str] | None = None,
+        prefix: str = "lupus:rl",
+        clock: Callable[[], float] | None = None,
+    ):
+        """`client` is a `redis.Redis`. `clock` (seconds) replaces the Redis server's clock: tests only."""
+        super().__init__(policy, channel_ids=channel_ids)
+        self._redis = client
+        self._prefix = prefix
+        self._clock = clock
+        self._script = client.register_script(_LUA)
+
+    def _now(self) -> str:
+        return "" if self._clock is None else repr(self._clock() * 1000)
+
+    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        if cost < 1:
+            raise ValueError("cost must be at least 1")
+        rules = self._rules(channel, chat_kind, address)
+        args: list[Any] = [self._now(), "acquire", cost]
+        for _, rate in rules:
+            args += [repr(rate.interval * 1000), rate.burst]
+        out = self._script(keys=[f"{self._prefix}:{k}" for k, _ in rules], args=args)
+        return math.ceil(float(out)) / 1000
+
+    def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
+        key, rate = self._rules(channel, chat_kind, address)[-1]
+        args = [self._now(), "penalize", repr(seconds * 1000), repr(rate.interval * 1000), rate.burst]
+        self._script(keys=[f"{self._prefix}:{key}"], args=args)
+
+
+def make_limiter(
+    redis_url: str | None,
+    policy: Policy = DEFAULT_POLICY,
+    *,
+    channel_ids: Mapping[str, str] | None = None,
+    redis_options: Mapping[str, Any] | None = None,
+) -> Limiter:
+    """The Redis limiter when there is a Redis, else the in-process one. `redis_options` go to
+    `redis.Redis.from_url` (e.g. `ssl_cert_reqs="none"` for Heroku's self-signed `rediss://`)."""
+    if not redis_url:
+        return MemoryLimiter(policy, channel_ids=channel_ids)
+    import redis
+
+    client = redis.Redis.from_url(redis_url, **dict(redis_options or {}))
+    return RedisLimiter(client, policy, channel_ids=channel_ids)

@@ -1,0 +1,162 @@
+"""The one small interface every outbound channel sits behind, and a recording fake for tests.
+
+A sender makes one attempt and says how it went; it never sleeps, retries or loops. What to do next
+(defer, back off, mark the recipient unreachable) is the worker's decision, made in one place.
+
+`dedup_key` names the outbox row the text comes from. Neither Telegram's sendMessage nor Twilio's
+Messages API deduplicates on a client key, so a send that crashed after the platform accepted it can
+reach the player once more; the key goes into logs and into Twilio's status callback URL, so the
+service can reconcile, and the recording fake keeps it, so tests can count copies per outbox row.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from service.delivery.sms import segments
+
+
+class SendStatus(StrEnum):
+    SENT = "sent"
+    RETRY_AFTER = "retry_after"  # the platform's rate limit: try again after `retry_after` seconds
+    TRANSIENT = "transient"  # network, timeouts, 5xx, a misconfigured token: back off and retry
+    PERMANENT = "permanent"  # this recipient cannot be reached: retrying the same send is pointless
+
+
+class PermanentReason(StrEnum):
+    BLOCKED = "blocked"  # the user blocked the bot, never opened it, or the bot left the group
+    OPTED_OUT = "opted_out"  # the number texted STOP (Twilio error 21610)
+    NOT_FOUND = "not_found"  # no such chat, a deactivated account, an invalid phone number
+    REJECTED = "rejected"  # the platform refuses this text itself (too long, bad markup)
+
+
+@dataclass(frozen=True)
+class Button:
+    """An inline button: `data` comes back in a callback query; `url` opens a link instead."""
+
+    text: str
+    data: str | None = None
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("a button has either data or a url")
+
+
+Keyboard = Sequence[Sequence[Button]]
+
+
+@dataclass(frozen=True)
+class SendResult:
+    status: SendStatus
+    message_id: str | None = None
+    retry_after: float | None = None
+    reason: PermanentReason | None = None
+    error: str | None = None
+    # Telegram moved a group to a new (supergroup) id: the text went there; store the new address.
+    new_address: str | None = None
+
+    @classmethod
+    def sent(cls, message_id: str | None = None, *, new_address: str | None = None) -> SendResult:
+        return cls(SendStatus.SENT, message_id=message_id, new_address=new_address)
+
+    @classmethod
+    def retry(cls, seconds: float, error: str | None = None) -> SendResult:
+        return cls(SendStatus.RETRY_AFTER, retry_after=max(0.0, float(seconds)), error=error)
+
+    @classmethod
+    def transient(cls, error: str) -> SendResult:
+        return cls(SendStatus.TRANSIENT, error=error)
+
+    @classmethod
+    def permanent(cls, reason: PermanentReason, error: str | None = None) -> SendResult:
+        return cls(SendStatus.PERMANENT, reason=reason, error=error)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is SendStatus.SENT
+
+
+class Sender(Protocol):
+    channel: str  # "telegram" or "sms": the limiter's and the player's channel name
+
+    def cost(self, text: str) -> int:
+        """What sending `text` spends of the rate limit: 1 message, or its SMS segments."""
+        ...
+
+    def send(self, address: str, text: str, *, buttons: Keyboard | None = None, dedup_key: str) -> SendResult:
+        """One attempt to deliver `text` to `address` (a Telegram chat id, an E.164 number)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (and threads); the sender may not be used afterwards."""
+        ...
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One call of a `RecordingSender`, whatever its result."""
+
+    address: str
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] | None
+    dedup_key: str
+    result: SendResult
+
+
+@dataclass
+class RecordingSender:
+    """A sender that delivers nothing and records everything. Results can be scripted per address:
+    `blocked` addresses answer permanent(blocked); `script[address]` is a queue of results that are
+    returned (and consumed) before the default, which is success."""
+
+    channel: str = "telegram"
+    calls: list[Sent] = field(default_factory=list)
+    blocked: dict[str, PermanentReason] = field(default_factory=dict)
+    script: dict[str, list[SendResult]] = field(default_factory=dict)
+    closed: bool = False
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._next_id = 0
+
+    def cost(self, text: str) -> int:
+        return segments(text) if self.channel == "sms" else 1
+
+    def send(self, address: str, text: str, *, buttons: Keyboard | None = None, dedup_key: str) -> SendResult:
+        if self.closed:
+            raise RuntimeError("sender is closed")
+        with self._lock:
+            queue = self.script.get(address)
+            if queue:
+                result = queue.pop(0)
+            elif address in self.blocked:
+                result = SendResult.permanent(self.blocked[address])
+            else:
+                self._next_id += 1
+                result = SendResult.sent(str(self._next_id))
+            frozen = tuple(tuple(row) for row in buttons) if buttons is not None else None
+            self.calls.append(Sent(address, text, frozen, dedup_key, result))
+            return result
+
+    def close(self) -> None:
+        self.closed = True
+
+    @property
+    def delivered(self) -> list[Sent]:
+        """The calls that reached the recipient, in order."""
+        return [c for c in self.calls if c.result.ok]
+
+    def texts(self, address: str) -> list[str]:
+        return [c.text for c in self.delivered if c.address == address]
+
+    def copies(self) -> dict[str, int]:
+        """How many times each dedup key was delivered: exactly-once tests want all ones."""
+        out: dict[str, int] = {}
+        for c in self.delivered:
+            out[c.dedup_key] = out.get(c.dedup_key, 0) + 1
+        return out

@@ -1,0 +1,110 @@
+"""SMS text arithmetic: GSM-7 or UCS-2, how many segments a text costs, and a GSM-7 normaliser.
+
+An SMS is billed and rate-limited per segment. A text made only of GSM 03.38 characters is packed in
+7-bit septets (160 in one segment, 153 per part once split, because the concatenation header takes
+the rest); a single character outside that alphabet turns the whole text into UCS-2 (70, or 67 per
+part). So one curly apostrophe typed by a translator can triple the cost of a message: `to_gsm7`
+replaces typographic punctuation with its plain equivalent before a text is sent.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+# GSM 03.38 default alphabet, in table order (0x1B, the escape to the extension table, left out).
+# Of the Italian vowels with accents only à è é ì ò ù and É are here; the other capitals are not.
+_BASIC = (
+    "@£$¥èéùìòÇ\nØø\rÅå"
+    "Δ_ΦΓΛΩΠΨΣΘΞ" "ÆæßÉ"
+    " !\"#¤%&'()*+,-./"
+    "0123456789:;<=>?"
+    "¡ABCDEFGHIJKLMNO"
+    "PQRSTUVWXYZÄÖÑÜ§"
+    "¿abcdefghijklmno"
+    "pqrstuvwxyzäöñüà"
+)
+# Characters of the extension table: each is sent as ESC + code, so it costs two septets.
+_EXTENDED = "\f^{}\\[~]|€"
+GSM7_BASIC = frozenset(_BASIC)
+GSM7_EXTENDED = frozenset(_EXTENDED)
+
+# Replacements that change nothing a reader cares about but keep a text in GSM-7.
+_PUNCTUATION = {
+    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'", "´": "'",
+    "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"',
+    "‹": "'", "›": "'",
+    "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-",
+    "…": "...", "•": "-", "·": ".", "×": "x", "÷": "/",
+    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2007": " ", "\u2009": " ", "\u200a": " ",
+    "\u202f": " ", "\u2028": "\n", "\u2029": "\n", "\t": " ",
+    "\u200b": "", "\ufeff": "", "\u00ad": "",
+}
+# Italian writes a capital vowel with a grave accent as the vowel plus an apostrophe when the accent
+# is unavailable ("E' l'alba"); a bare "E" would read as "and".
+_LETTERS = {"À": "A'", "È": "E'", "Ì": "I'", "Ò": "O'", "Ù": "U'"}
+
+Encoding = Literal["GSM-7", "UCS-2"]
+
+
+@dataclass(frozen=True)
+class SmsSize:
+    """What a text costs: its encoding, its length in that encoding's units, and its segments."""
+
+    encoding: Encoding
+    units: int
+    segments: int
+
+
+def is_gsm7(text: str) -> bool:
+    """True when every character of `text` is in the GSM 03.38 alphabet (basic or extension)."""
+    return all(c in GSM7_BASIC or c in GSM7_EXTENDED for c in text)
+
+
+def _pack(sizes: list[int], single: int, part: int) -> int:
+    """Segments needed for characters of the given unit sizes; a character is never split across
+    two parts (an escape pair in GSM-7, a surrogate pair in UCS-2), as real encoders do."""
+    if sum(sizes) <= single:
+        return 1
+    parts, used = 1, 0
+    for size in sizes:
+        if used + size > part:
+            parts, used = parts + 1, 0
+        used += size
+    return parts
+
+
+def sms_size(text: str) -> SmsSize:
+    """The encoding, units and segments of `text` as the carrier will count them."""
+    if is_gsm7(text):
+        sizes = [2 if c in GSM7_EXTENDED else 1 for c in text]
+        return SmsSize("GSM-7", sum(sizes), _pack(sizes, 160, 153))
+    sizes = [2 if ord(c) > 0xFFFF else 1 for c in text]
+    return SmsSize("UCS-2", sum(sizes), _pack(sizes, 70, 67))
+
+
+def segments(text: str) -> int:
+    """How many SMS segments `text` is billed and rate-limited as (at least one)."""
+    return sms_size(text).segments
+
+
+def _fold(c: str) -> str:
+    if c in GSM7_BASIC or c in GSM7_EXTENDED:
+        return c
+    if c in _PUNCTUATION:
+        return _PUNCTUATION[c]
+    if c in _LETTERS:
+        return _LETTERS[c]
+    # á í ó ú â ç ...: the base letter, if what is left after dropping the marks is GSM-7.
+    base = "".join(d for d in unicodedata.normalize("NFD", c) if not unicodedata.combining(d))
+    if base and base != c and is_gsm7(base):
+        return base
+    return c
+
+
+def to_gsm7(text: str) -> str:
+    """Replace typographic punctuation, odd spaces and accented letters that GSM-7 lacks with their
+    GSM-7 equivalents. Letters GSM-7 has (à è é ì ò ù ñ ü ¿ ¡) are kept; characters with no
+    equivalent (an emoji, a Chinese name) are kept too, so such a text honestly stays UCS-2."""
+    return "".join(_fold(c) for c in unicodedata.normalize("NFC", text))

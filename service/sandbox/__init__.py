@@ -1,0 +1,1 @@
+"""Local stand-ins for the Telegram Bot API and Twilio's Messages API (the sandbox and the tests)."""

@@ -1,0 +1,328 @@
+"""A stand-in for the Telegram Bot API, good enough for python-telegram-bot.
+
+It serves `/bot<token>/<method>` like api.telegram.org, answers the methods the service uses, records
+every call, and behaves like Telegram where the service must cope: too many messages get HTTP 429
+with `retry_after`, a chat that blocked the bot gets 403, an unknown chat (in strict mode) 400.
+Point `TELEGRAM_API_URL` at it. Thread-safe: the sandbox page and the tests read it while it serves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+# Parameters PTB sends as JSON strings inside a form body.
+_JSON_PARAMS = {"reply_markup", "link_preview_options", "permissions", "allowed_updates", "entities",
+                "reply_parameters", "commands", "scope"}
+_COUNTED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+_CHAT_METHODS = _COUNTED | {"deleteMessage", "getChat", "getChatMember", "restrictChatMember", "banChatMember",
+                            "unbanChatMember"}
+
+Window = tuple[int, float]  # at most `count` sends in any `seconds`
+
+
+@dataclass
+class TelegramLimits:
+    """Telegram's flood limits as sliding windows; the defaults leave the slack real Telegram has
+    for short bursts in private chats."""
+
+    bot: list[Window] = field(default_factory=lambda: [(30, 1.0)])
+    private: list[Window] = field(default_factory=lambda: [(4, 1.0), (25, 20.0)])
+    group: list[Window] = field(default_factory=lambda: [(20, 60.0)])
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    params: dict[str, Any]
+    status: int
+    response: dict[str, Any]
+    at: float
+
+
+class FakeTelegram:
+    def __init__(
+        self,
+        token: str | None = None,
+        *,
+        bot_id: int = 7000000001,
+        username: str = "lupus_sandbox_bot",
+        limits: TelegramLimits | None = None,
+        enforce_limits: bool = True,
+        strict_chats: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`token`: only this token is accepted (401 otherwise); None accepts any. `strict_chats`:
+        only registered chats exist; otherwise any positive id is a private chat that started the
+        bot and any negative id a group."""
+        self.token = token
+        self.me = {"id": bot_id, "is_bot": True, "first_name": "Lupus", "username": username,
+                   "can_join_groups": True, "can_read_all_group_messages": False,
+                   "supports_inline_queries": False}
+        self.limits = limits or TelegramLimits()
+        self.enforce_limits = enforce_limits
+        self.strict_chats = strict_chats
+        self.clock = clock
+        self.webhook: dict[str, Any] = {"url": ""}
+        self._lock = threading.RLock()
+        self._calls: list[Call] = []
+        self._chats: dict[int, dict[str, Any]] = {}
+        self._blocked: dict[int, str] = {}
+        self._admin_in: set[int] = set()
+        self._migrated: dict[int, int] = {}
+        self._messages: dict[int, dict[int, dict[str, Any]]] = {}
+        self._next_id: dict[int, int] = {}
+        self._stamps: dict[Any, deque[float]] = {}
+        self._forced: deque[int] = deque()
+        self.app = self._make_app()
+
+    # ---- what tests and the sandbox page use -------------------------------------------------
+    def register_chat(self, chat_id: int, kind: str = "private", *, title: str | None = None,
+                      first_name: str | None = None, username: str | None = None) -> None:
+        chat: dict[str, Any] = {"id": chat_id, "type": kind}
+        if kind == "private":
+            chat["first_name"] = first_name or f"User{chat_id}"
+            if username:
+                chat["username"] = username
+        else:
+            chat["title"] = title or f"Group {chat_id}"
+        with self._lock:
+            self._chats[chat_id] = chat
+
+    def block(self, chat_id: int, description: str = "Forbidden: bot was blocked by the user") -> None:
+        """Sends to `chat_id` now get 403 (use "Forbidden: bot can't initiate conversation with a
+        user" for someone who never opened the bot)."""
+        with self._lock:
+            self._blocked[chat_id] = description
+
+    def unblock(self, chat_id: int) -> None:
+        with self._lock:
+            self._blocked.pop(chat_id, None)
+
+    def migrate(self, chat_id: int, new_chat_id: int) -> None:
+        """The group became a supergroup: calls naming the old id get 400 with migrate_to_chat_id."""
+        with self._lock:
+            self._migrated[chat_id] = new_chat_id
+            self._chats[new_chat_id] = {"id": new_chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
+
+    def make_admin(self, chat_id: int) -> None:
+        with self._lock:
+            self._admin_in.add(chat_id)
+
+    def force_retry_after(self, seconds: int, times: int = 1) -> None:
+        """The next `times` counted calls get 429 whatever the windows say."""
+        with self._lock:
+            self._forced.extend([seconds] * times)
+
+    def calls(self, method: str | None = None) -> list[Call]:
+        with self._lock:
+            return [c for c in self._calls if method is None or c.method == method]
+
+    def sent(self, chat_id: int | None = None) -> list[dict[str, Any]]:
+        """Messages the bot sent successfully, as Telegram returned them, in order."""
+        return [c.response["result"] for c in self.calls("sendMessage")
+                if c.status == 200 and (chat_id is None or c.response["result"]["chat"]["id"] == chat_id)]
+
+    def messages(self, chat_id: int) -> list[dict[str, Any]]:
+        """The chat as its user sees it now: edits applied, deletions gone."""
+        with self._lock:
+            return [dict(m) for m in self._messages.get(chat_id, {}).values()]
+
+    def deliver(self, update: dict[str, Any], timeout: float = 10.0) -> int:
+        """Post `update` to the webhook the bot registered, with its secret, as Telegram does;
+        returns the HTTP status the service answered (Telegram would retry anything but 2xx)."""
+        url = self.webhook.get("url")
+        if not url:
+            raise RuntimeError("no webhook is set")
+        headers = {"Content-Type": "application/json"}
+        if self.webhook.get("secret_token"):
+            headers["X-Telegram-Bot-Api-Secret-Token"] = str(self.webhook["secret_token"])
+        return httpx.post(str(url), content=json.dumps(update), headers=headers, timeout=timeout).status_code
+
+    def rejected(self, status: int = 429) -> int:
+        return sum(1 for c in self.calls() if c.status == status)
+
+    # ---- the Bot API --------------------------------------------------------------------------
+    def _chat(self, chat_id: Any) -> dict[str, Any] | None:
+        try:
+            cid = int(chat_id)
+        except (TypeError, ValueError):
+            return None
+        with self._lock:
+            if cid in self._chats:
+                return self._chats[cid]
+        if self.strict_chats:
+            return None
+        return {"id": cid, "type": "private", "first_name": f"User{cid}"} if cid > 0 else \
+            {"id": cid, "type": "group", "title": f"Group {cid}"}
+
+    def _throttle(self, chat: dict[str, Any]) -> int:
+        """0 if this send is allowed now (and counted), else Telegram's retry_after in seconds."""
+        if self._forced:
+            return self._forced.popleft()
+        if not self.enforce_limits:
+            return 0
+        now = self.clock()
+        kind = "private" if chat["type"] == "private" else "group"
+        checks: list[tuple[Any, Window]] = [("bot", w) for w in self.limits.bot]
+        checks += [((kind, chat["id"]), w) for w in getattr(self.limits, kind)]
+        wait = 0.0
+        for key, (count, seconds) in checks:
+            stamps = self._stamps.setdefault((key, seconds), deque())
+            while stamps and stamps[0] <= now - seconds:
+                stamps.popleft()
+            if len(stamps) >= count:
+                wait = max(wait, stamps[-count] + seconds - now)
+        if wait > 0:
+            return max(1, math.ceil(wait))
+        for key, (_, seconds) in checks:
+            self._stamps[(key, seconds)].append(now)
+        return 0
+
+    def _error(self, status: int, description: str, **parameters: Any) -> tuple[int, dict[str, Any]]:
+        body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+        if parameters:
+            body["parameters"] = parameters
+        return status, body
+
+    def _message(self, chat: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        cid = chat["id"]
+        self._next_id[cid] = self._next_id.get(cid, 0) + 1
+        msg: dict[str, Any] = {"message_id": self._next_id[cid], "date": int(time.time()),
+                               "chat": chat, "from": self.me, "text": str(params.get("text", ""))}
+        if params.get("reply_markup"):
+            msg["reply_markup"] = params["reply_markup"]
+        self._messages.setdefault(cid, {})[msg["message_id"]] = msg
+        return msg
+
+    def handle(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One Bot API call: (HTTP status, JSON body)."""
+        with self._lock:
+            status, body = self._handle(method, params)
+            self._calls.append(Call(method, params, status, body, self.clock()))
+            return status, body
+
+    def _handle(self, method: str, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if method in ("getMe", "logOut", "close", "getUpdates", "setMyCommands", "deleteMyCommands",
+                      "getWebhookInfo", "setWebhook", "deleteWebhook"):
+            return 200, {"ok": True, "result": self._simple(method, p)}
+        if method == "answerCallbackQuery":
+            if not p.get("callback_query_id"):
+                return self._error(
+                    400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                )
+            return 200, {"ok": True, "result": True}
+        if method not in _CHAT_METHODS:
+            return self._error(404, "Not Found")
+        chat = self._chat(p.get("chat_id"))
+        if chat is None:
+            return self._error(400, "Bad Request: chat not found")
+        cid = chat["id"]
+        if cid in self._migrated:
+            return self._error(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                               migrate_to_chat_id=self._migrated[cid])
+        if method in _COUNTED:
+            if cid in self._blocked:
+                return self._error(403, self._blocked[cid])
+            if method == "sendMessage" and not str(p.get("text", "")).strip():
+                return self._error(400, "Bad Request: message text is empty")
+            if len(str(p.get("text", ""))) > 4096:
+                return self._error(400, "Bad Request: message is too long")
+            wait = self._throttle(chat)
+            if wait:
+                return self._error(429, f"Too Many Requests: retry after {wait}", retry_after=wait)
+        if method == "sendMessage":
+            return 200, {"ok": True, "result": self._message(chat, p)}
+        if method in ("editMessageText", "editMessageReplyMarkup", "deleteMessage"):
+            msg = self._messages.get(cid, {}).get(int(p.get("message_id", 0)))
+            if msg is None:
+                return self._error(400, "Bad Request: message to edit not found")
+            if method == "deleteMessage":
+                del self._messages[cid][msg["message_id"]]
+                return 200, {"ok": True, "result": True}
+            if method == "editMessageText":
+                msg["text"] = str(p.get("text", ""))
+            msg.pop("reply_markup", None)
+            if p.get("reply_markup"):
+                msg["reply_markup"] = p["reply_markup"]
+            msg["edit_date"] = int(time.time())
+            return 200, {"ok": True, "result": dict(msg)}
+        if method == "getChat":
+            return 200, {"ok": True, "result": {**chat, "accent_color_id": 0, "max_reaction_count": 11}}
+        if method == "getChatMember":
+            uid = int(p.get("user_id", 0))
+            admin = uid == self.me["id"] and cid in self._admin_in
+            user = self.me if uid == self.me["id"] else {"id": uid, "is_bot": False, "first_name": f"User{uid}"}
+            member: dict[str, Any] = {"status": "administrator" if admin else "member", "user": user}
+            if admin:
+                member.update(can_be_edited=False, can_manage_chat=True, can_delete_messages=True,
+                              can_manage_video_chats=False, can_restrict_members=True,
+                              can_promote_members=False, can_change_info=False, can_invite_users=True,
+                              is_anonymous=False, can_post_stories=False, can_edit_stories=False,
+                              can_delete_stories=False)
+            return 200, {"ok": True, "result": member}
+        if method in ("restrictChatMember", "banChatMember", "unbanChatMember"):
+            if chat["type"] == "private":
+                return self._error(400, "Bad Request: method is available for supergroup and channel chats only")
+            if cid not in self._admin_in:
+                return self._error(400, "Bad Request: not enough rights to restrict/unrestrict chat member")
+        return 200, {"ok": True, "result": True}
+
+    def _simple(self, method: str, p: dict[str, Any]) -> Any:
+        if method == "getMe":
+            return self.me
+        if method == "getUpdates":
+            return []
+        if method == "setWebhook":
+            self.webhook = {"url": str(p.get("url", "")), "secret_token": p.get("secret_token"),
+                            "allowed_updates": p.get("allowed_updates")}
+            return True
+        if method == "deleteWebhook":
+            self.webhook = {"url": ""}
+            return True
+        if method == "getWebhookInfo":
+            return {"url": self.webhook.get("url", ""), "has_custom_certificate": False,
+                    "pending_update_count": 0}
+        return True
+
+    def _make_app(self) -> FastAPI:
+        app = FastAPI(title="Fake Telegram Bot API", openapi_url=None, docs_url=None, redoc_url=None)
+
+        @app.api_route("/bot{token}/{method}", methods=["GET", "POST"])
+        async def bot_api(token: str, method: str, request: Request) -> JSONResponse:
+            if self.token is not None and token != self.token:
+                return JSONResponse({"ok": False, "error_code": 401, "description": "Unauthorized"}, 401)
+            status, body = self.handle(method, await read_params(request))
+            return JSONResponse(body, status)
+
+        return app
+
+
+async def read_params(request: Request) -> dict[str, Any]:
+    """Bot API parameters from the query string, a JSON body or a form (PTB sends a form whose
+    object-valued fields are JSON strings)."""
+    params: dict[str, Any] = dict(request.query_params)
+    ctype = request.headers.get("content-type", "")
+    if "json" in ctype:
+        body = await request.json()
+        if isinstance(body, dict):
+            params.update(body)
+    elif "form" in ctype:
+        form = await request.form()
+        params.update({k: v for k, v in form.items() if isinstance(v, str)})
+    for key in _JSON_PARAMS & params.keys():
+        if isinstance(params[key], str):
+            with contextlib.suppress(ValueError):
+                params[key] = json.loads(params[key])
+    return params

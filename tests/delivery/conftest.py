@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+import redis
+
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.fake_twilio import FakeTwilio
+from service.sandbox.server import ServerThread
+
+TOKEN = "123456:TEST-token_abc"
+REDIS_URL = "redis://127.0.0.1:6379/9"  # this package's own database, flushed around each test
+
+
+@pytest.fixture
+def redis_db():
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        pytest.skip("no Redis server on 127.0.0.1:6379 (.ci/run starts one)")
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture
+def fake_telegram():
+    fake = FakeTelegram(TOKEN)
+    with ServerThread(fake.app) as url:
+        fake.url = url
+        yield fake
+
+
+@pytest.fixture
+def fake_twilio():
+    fake = FakeTwilio()
+    fake.add_messaging_service("MG" + "1" * 32)
+    with ServerThread(fake.app) as url:
+        fake.url = url
+        yield fake

@@ -1,0 +1,161 @@
+"""The global rate limiter: the same GCRA in memory and in Redis, checked on a controlled clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.delivery.limiter import (
+    DEFAULT_POLICY,
+    MemoryLimiter,
+    Rate,
+    RedisLimiter,
+    Rule,
+    make_limiter,
+    make_policy,
+)
+
+from .conftest import REDIS_URL
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make(request):
+    """A factory of limiters on one shared clock; two Redis limiters share one budget (as two
+    worker processes do), two memory limiters do not (they are per process)."""
+    clock = Clock()
+
+    def build(policy=DEFAULT_POLICY, **kw):
+        if request.param == "memory":
+            return MemoryLimiter(policy, clock=clock, **kw)
+        return RedisLimiter(request.getfixturevalue("redis_db"), policy, clock=clock, **kw)
+
+    build.clock = clock
+    build.kind = request.param
+    return build
+
+
+def grants(limiter, n, *args, clock=None, step=0.0, **kw):
+    """How many of `n` attempts are granted, `step` seconds apart."""
+    granted = 0
+    for _ in range(n):
+        granted += limiter.try_acquire(*args, **kw) == 0
+        if clock is not None:
+            clock.t += step
+    return granted
+
+
+BOT_GAP = 1 / 29 + 0.001  # enough for the bot-wide limit, far too little for a chat's
+
+
+def test_a_private_chat_gets_its_burst_then_one_a_second(make):
+    lim, clock = make(), make.clock
+    t0 = clock.t
+    assert grants(lim, 10, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 3
+    wait = lim.try_acquire("telegram", "private", "42")
+    assert wait == pytest.approx(t0 + 1.0 - clock.t, abs=0.002)
+    clock.t = t0 + 1.0
+    assert lim.try_acquire("telegram", "private", "42") == 0
+    clock.t += BOT_GAP
+    assert lim.try_acquire("telegram", "private", "42") > 0.9
+    # Other chats have their own budget.
+    assert grants(lim, 10, "telegram", "private", "43", clock=clock, step=BOT_GAP) == 3
+
+
+def test_the_bot_wide_limit_caps_all_chats_together(make):
+    lim = make(make_policy(telegram_per_second=30))
+    sent = sum(grants(lim, 1, "telegram", "private", str(chat)) for chat in range(100))
+    assert sent == 1  # no bot-wide burst: one now, the next after 1/30 s
+    for _ in range(30):
+        make.clock.t += 1 / 30
+        sent += sum(grants(lim, 1, "telegram", "private", str(chat)) for chat in range(100, 200))
+    assert sent == 31  # one at t=0 and one per 1/30 s up to t=1, both ends included
+
+
+def test_a_refused_send_spends_nothing(make):
+    lim, clock = make(), make.clock
+    assert grants(lim, 3, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 3
+    # The chat limit refuses; the bot-wide budget must not have been charged for the refusals.
+    for _ in range(50):
+        assert lim.try_acquire("telegram", "private", "42") > 0
+    assert lim.try_acquire("telegram", "private", "7") == 0
+    # And the reverse: the bot-wide limit refuses, the chat keeps its burst.
+    assert lim.try_acquire("telegram", "private", "8") > 0
+    clock.t += BOT_GAP
+    assert grants(lim, 3, "telegram", "private", "8", clock=clock, step=BOT_GAP) == 3
+
+
+def test_groups_stay_within_twenty_a_minute(make):
+    lim = make()
+    times = []
+    t0 = make.clock.t
+    while make.clock.t < t0 + 600:
+        if lim.try_acquire("telegram", "group", "-100") == 0:
+            times.append(make.clock.t)
+        make.clock.t += 0.25
+    for i, t in enumerate(times):  # any 60-second window [t, t+60)
+        assert sum(1 for u in times[i:] if u < t + 60) <= 20
+    assert len(times) >= 17 * 10 - 1
+
+
+def test_sms_is_charged_per_segment_and_a_long_text_is_not_refused_for_ever(make):
+    lim = make(channel_ids={"sms": "+15005550006"})
+    assert lim.try_acquire("sms", "private", "+391", cost=4) == 0  # from rest: allowed
+    assert lim.try_acquire("sms", "private", "+392") == pytest.approx(4.0, abs=0.002)
+    make.clock.t += 4
+    assert lim.try_acquire("sms", "private", "+392") == 0
+    make.clock.t += 0.5
+    assert lim.try_acquire("sms", "private", "+393", cost=2) == pytest.approx(0.5, abs=0.002)
+    make.clock.t += 0.5
+    assert lim.try_acquire("sms", "private", "+393", cost=2) == 0
+    assert lim.try_acquire("sms", "private", "+393") == pytest.approx(2.0, abs=0.002)
+
+
+def test_penalize_holds_the_address(make):
+    lim = make()
+    lim.penalize("telegram", "private", "42", 5)
+    assert lim.try_acquire("telegram", "private", "42") == pytest.approx(5.0, abs=0.002)
+    assert lim.try_acquire("telegram", "private", "43") == 0
+    make.clock.t += 5
+    assert lim.try_acquire("telegram", "private", "42") == 0
+
+
+def test_unknown_channel_or_kind_is_an_error(make):
+    with pytest.raises(ValueError):
+        make().try_acquire("fax", "private", "1")
+    with pytest.raises(ValueError):
+        Rate(0, 1)
+
+
+@pytest.mark.redis
+def test_two_redis_limiters_share_one_budget(redis_db):
+    clock = Clock()
+    a, b = (RedisLimiter(redis_db, clock=clock) for _ in range(2))
+    assert grants(a, 2, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
+    assert grants(b, 5, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
+    # Memory limiters, by design, do not share (that is what REDIS_URL is for).
+    m1, m2 = MemoryLimiter(clock=clock), MemoryLimiter(clock=clock)
+    assert grants(m1, 1, "telegram", "private", "1") + grants(m2, 1, "telegram", "private", "1") == 2
+
+
+@pytest.mark.redis
+def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_db):
+    lim = RedisLimiter(redis_db, {("telegram", "private"): [Rule("address", Rate(1, 1.0, burst=2))]},
+                       prefix="t:rl")
+    assert grants(lim, 5, "telegram", "private", "9") == 2
+    assert 0.5 < lim.try_acquire("telegram", "private", "9") <= 1.0
+    ttl = redis_db.pttl("t:rl:telegram:default:9")
+    assert 0 < ttl <= 3000  # keys vanish once the bucket is back to rest
+
+
+@pytest.mark.redis
+def test_make_limiter_picks_by_url(redis_db):
+    assert isinstance(make_limiter(None), MemoryLimiter)
+    assert isinstance(make_limiter(REDIS_URL), RedisLimiter)

@@ -1,0 +1,1 @@
+"""The Celery worker: thin tasks over the application service."""

@@ -1,0 +1,147 @@
+"""The Celery app factory and the base class every task uses.
+
+Broker: Redis when a URL is given (REDIS_URL); otherwise kombu's SQLAlchemy transport on a SQLite
+file, so a newcomer runs the worker with no server at all (one machine, a few tasks a second; see
+`broker_settings` for what it does not guarantee).
+
+Delivery guarantees, and why these settings:
+- `task_acks_late` + `task_reject_on_worker_lost` + prefetch 1: a task is acknowledged only after it
+  ran, so a worker killed mid-task leaves it to be delivered again. Tasks must therefore be
+  idempotent: they take ids, and the domain function they call checks state (a stale phase number is
+  ignored, an outbox row already sent is skipped).
+- Redis's visibility timeout (one hour here, Celery's default, stated so nobody lowers it blindly): a
+  task not acknowledged within it is handed to another worker. Our tasks run for seconds, so one hour
+  only matters after a crash (kombu puts such a task back when a worker starts, or on its periodic
+  sweep, once the timeout has passed). It is also why no task is scheduled hours ahead with an ETA: such a task
+  would be redelivered every hour; deadlines live in the database and beat sweeps them.
+- Only ONE beat process may run (Procfile `beat`, scaled to exactly one): two beats would enqueue
+  every sweep twice. The sweep tasks are idempotent anyway, so a brief overlap during a deploy is
+  harmless, but steady state is one.
+- `rate_limit` is per worker, so it is not used: the global limiter (service.delivery.limiter) is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import structlog
+from celery import Celery, Task
+from celery.exceptions import Retry
+
+log = structlog.get_logger(__name__)
+
+VISIBILITY_TIMEOUT = 3600  # seconds; see the module docstring
+TASK_MODULES: list[str] = []  # the worker's task modules, added as they are written
+
+
+def embedded_broker_url(data_dir: Path | str = "var") -> str:
+    """The no-server broker: a SQLite file under `data_dir` (made if missing)."""
+    path = Path(data_dir).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return f"sqla+sqlite:///{path / 'celery.db'}"
+
+
+def broker_settings(
+    broker_url: str | None, *, data_dir: Path | str = "var", visibility_timeout: float = VISIBILITY_TIMEOUT
+) -> dict[str, Any]:
+    """The configuration that depends on the broker."""
+    if broker_url:
+        options: dict[str, Any] = {"visibility_timeout": visibility_timeout}
+        if broker_url.startswith("rediss://"):
+            # Heroku's Redis presents a self-signed certificate.
+            import ssl
+
+            ssl_opts = {"ssl_cert_reqs": ssl.CERT_NONE}
+            return {"broker_url": broker_url, "broker_transport_options": options, "broker_use_ssl": ssl_opts}
+        return {"broker_url": broker_url, "broker_transport_options": options}
+    # kombu's SQL transport hands its transport options to SQLAlchemy's create_engine, so none are
+    # set. It polls once a second, and a message taken by a worker that then dies hard is not
+    # delivered again (it has no visibility timeout): fine for trying the bot on one machine, and
+    # harmless as long as beat re-sweeps what is due (deadlines, pending outbox rows) from the database.
+    return {"broker_url": embedded_broker_url(data_dir)}
+
+
+def make_celery(
+    broker_url: str | None = None,
+    *,
+    data_dir: Path | str = "var",
+    result_backend: str | None = None,
+    include: list[str] | None = None,
+    name: str = "lupus",
+    visibility_timeout: float = VISIBILITY_TIMEOUT,
+) -> Celery:
+    """The app. `broker_url` is REDIS_URL or None (embedded SQLite). Results are not kept unless a
+    `result_backend` is given: tasks report through the database, not through Celery."""
+    app = Celery(name, task_cls=BaseTask, include=include if include is not None else TASK_MODULES)
+    app.conf.update(
+        **broker_settings(broker_url, data_dir=data_dir, visibility_timeout=visibility_timeout),
+        result_backend=result_backend,
+        task_ignore_result=result_backend is None,
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        broker_connection_retry_on_startup=True,
+        task_default_queue="lupus",
+        timezone="UTC",
+        enable_utc=True,
+    )
+    return app
+
+
+class RetryLater(Exception):
+    """Raised by a task to run again after `seconds` (a platform's retry_after, the limiter's wait)
+    without counting as a failure."""
+
+    def __init__(self, seconds: float, why: str = "") -> None:
+        super().__init__(seconds, why)  # the args rebuild it, so Celery can serialize it as JSON
+        self.seconds, self.why = seconds, why
+
+    def __str__(self) -> str:
+        return f"retry in {self.seconds:.2f}s: {self.why}"
+
+
+class TransientError(Exception):
+    """Raised by a task when something outside us failed and may work later: retried with
+    exponential backoff and jitter, up to `max_retries`."""
+
+
+class BaseTask(Task):  # type: ignore[misc]
+    """Where retries, backoff and logging live, so each task stays ten lines (DESIGN rule 5)."""
+
+    acks_late = True
+    reject_on_worker_lost = True
+    autoretry_for: ClassVar[tuple[type[BaseException], ...]] = (TransientError,)
+    retry_backoff = 2  # seconds, doubled each time
+    retry_backoff_max = 600
+    retry_jitter = True
+    max_retries = 12  # about an hour of backoff: then the task is logged as failed
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except RetryLater as e:
+            request = self.request
+            if request.called_directly:
+                raise
+            log.info("task.deferred", task=self.name, id=request.id, seconds=e.seconds, why=e.why)
+            # Like Task.retry, but the retry count stays: waiting for a rate limit is not failing,
+            # and must not use up the retries (and lengthen the backoff) kept for real failures.
+            sig = self.signature_from_request(request, countdown=e.seconds, retries=request.retries)
+            sig.apply_async()
+            raise Retry(exc=e, when=e.seconds, sig=sig) from None
+
+    def on_retry(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        if not isinstance(exc, Retry | RetryLater):
+            log.warning("task.retry", task=self.name, id=task_id, error=repr(exc),
+                        attempt=self.request.retries + 1)
+
+    def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        log.error("task.failed", task=self.name, id=task_id, error=repr(exc), args=args)
+
+    def on_success(self, retval: Any, task_id: str, args: Any, kwargs: Any) -> None:
+        log.debug("task.done", task=self.name, id=task_id)
