@@ -47,7 +47,7 @@ def up(args: list[str]) -> int:
 def test(args: list[str]) -> int:
     code = _run([str(BIN / "ruff"), "check", "."])
     code |= _run([str(PY), "-m", "mypy"])
-    code |= _run([str(PY), "-m", "pytest", *args])
+    code |= _run([str(PY), "-m", "pytest", "-q", *args])
     return code
 
 
