@@ -70,7 +70,8 @@ def transaction(engine: Engine) -> Iterator[Session]:
 
 def lock_game(session: Session, game_id: int) -> Game | None:
     """Load a game for writing: a row lock on PostgreSQL (SQLite is already serialized)."""
-    return session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+    stmt = select(Game).where(Game.id == game_id).with_for_update().execution_options(populate_existing=True)
+    return session.exec(stmt).first()
 
 
 def bump(session: Session, game: Game) -> None:
