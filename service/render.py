@@ -34,6 +34,11 @@ class Info:
     deadline: datetime | None
 
 
+def reads(audience: Sequence[str] | None, player: str) -> bool:
+    """Whether a player is in an event's audience: the one test every outbound text passes."""
+    return audience is None or player in audience
+
+
 def names(items: Sequence[Any], lang: str) -> str:
     return ", ".join(str(i) for i in items) if items else t(lang, "svc.none")
 

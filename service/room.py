@@ -107,7 +107,7 @@ class Room:
         seq = self.log(kind, key, data, audience, channel)
         skip = set(exclude)
         for seat, person in self.seated():
-            if person.id in skip or (audience is not None and seat.name not in audience):
+            if person.id in skip or not render.reads(audience, seat.name):
                 continue
             self.ctx.send(person, key, self.text_for(key, data, audience, person, seat),
                           f"g{self.id}:e{seq}:i{person.id}", game_id=self.id, hold=key in SQUARE_KEYS)
