@@ -16,10 +16,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-import engine
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, or_, select
+from sqlmodel import Session, col, or_, select
+
+import engine
 
 from . import host, lobby, play
 from .context import Ctx
@@ -57,7 +58,8 @@ class Service:
             try:
                 with transaction(self.db) as session:
                     result, ctx = work(session, self.clock())
-                ids = [o.id for o in (ctx.written if ctx else []) if o.id is not None and o.status == "pending"]
+                written = ctx.written if ctx else []
+                ids = [o.id for o in written if o.id is not None and o.status == "pending"]
                 if ids:
                     self.after_commit(ids)
                 return result
@@ -120,9 +122,9 @@ class Service:
         when = now or self.clock()
         with Session(self.db) as session:
             rows = session.exec(select(Game.id, Game.phase_no).where(
-                Game.status == "running", Game.paused == False,  # noqa: E712
-                Game.deadline != None, Game.deadline <= when)  # type: ignore[arg-type, operator]  # noqa: E711
-                .order_by(Game.deadline)).all()  # type: ignore[arg-type]
+                col(Game.status) == "running", col(Game.paused).is_(False),
+                col(Game.deadline).is_not(None), col(Game.deadline) <= when)
+                .order_by(col(Game.deadline))).all()
         return [(int(i), int(n)) for i, n in rows if i is not None]
 
     def close_phase(self, game_id: int, phase_no: int) -> bool:
@@ -156,7 +158,7 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
     if verb == "digest":
         return play.digest(ctx, p)
     if verb == "games":
-        return lobby.games(ctx, my_games(ctx, ACTIVE + ("over", "ended")))
+        return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
     if verb == "join":
         code = p.args[0].lstrip("#").upper() if p.args else p.code
         game = _by_code(ctx, code) if code else None
@@ -216,10 +218,11 @@ def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None
     assert ctx.identity is not None
     me = ctx.identity.id
     rows = ctx.session.exec(
-        select(Game, Seat.name).join(Seat, (Seat.game_id == Game.id) & (Seat.identity_id == me)  # type: ignore[arg-type]
-                                     & (Seat.status == "joined"), isouter=True)
-        .where(or_(Seat.id != None, Game.host_id == me), Game.status.in_(statuses))  # type: ignore[attr-defined]  # noqa: E711
-        .order_by(Game.id)).all()
+        select(Game, Seat.name)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
+              & (col(Seat.status) == "joined"), isouter=True)
+        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+        .order_by(col(Game.id))).all()
     seen: dict[int, tuple[Game, str | None]] = {}
     for game, name in rows:
         if game.id is not None and (game.id not in seen or name):
@@ -244,8 +247,8 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
     games = [g for g, _ in my_games(ctx, ACTIVE)]
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
-        if last is not None and last.status in ("over", "ended") and p.verb in ("status", "record", "help", "say",
-                                                                                 None):
+        after_end = ("status", "record", "help", "say", None)
+        if last is not None and last.status in ("over", "ended") and p.verb in after_end:
             return _locked(ctx, last)
         ctx.reply("svc.help.none" if p.verb == "help" else "svc.not_in_game")
         return None

@@ -19,7 +19,8 @@ def replay(
     """Play a game record and print where it stands, as one JSON object."""
     from engine import summary, view
     from engine.errors import LupusError
-    from engine.record import RecordError, ReplayError, load_record, replay as play
+    from engine.record import RecordError, ReplayError, load_record
+    from engine.record import replay as play
 
     try:
         record = load_record(file)
@@ -60,15 +61,16 @@ def db_upgrade(revision: str = typer.Argument("head", help="the revision to reac
 @app.command()
 def games() -> None:
     """List the games: code, status, phase, deadline (UTC), players."""
-    from sqlmodel import Session, func, select
+    from sqlmodel import Session, col, func, select
 
     from service.db import make_engine
     from service.models import Game, Seat
     from service.settings import get_settings
 
     with Session(make_engine(get_settings().DATABASE_URL)) as s:
-        rows = s.exec(select(Game, func.count(Seat.id)).join(Seat, Seat.game_id == Game.id, isouter=True)
-                      .group_by(Game.id).order_by(Game.id)).all()
+        rows = s.exec(select(Game, func.count(col(Seat.id)))
+                      .join(Seat, col(Seat.game_id) == col(Game.id), isouter=True)
+                      .group_by(col(Game.id)).order_by(col(Game.id))).all()
         for g, n in rows:
             deadline = g.deadline.strftime("%Y-%m-%d %H:%M") if g.deadline else "-"
             paused = " paused" if g.paused else ""

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event, update
+from sqlalchemy import CursorResult, Engine, create_engine, event, update
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .models import Game
 
@@ -79,9 +79,8 @@ def bump(session: Session, game: Game) -> None:
     assert game.id is not None
     old = game.version
     session.flush()
-    result = session.exec(  # type: ignore[call-overload]
-        update(Game).where(Game.id == game.id, Game.version == old).values(version=old + 1)
-    )
+    stmt = update(Game).where(col(Game.id) == game.id, col(Game.version) == old).values(version=old + 1)
+    result = cast("CursorResult[Any]", session.execute(stmt))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
     set_committed_value(game, "version", old + 1)

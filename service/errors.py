@@ -17,7 +17,8 @@ def error_text(lang: str, error: LupusError) -> str:
     if "role" in params:
         params["role"] = role_name(lang, str(params["role"]))
     if "verb" in params:
-        params["verb"] = t(lang, f"verb.{params['verb']}") if has("en", f"verb.{params['verb']}") else params["verb"]
+        verb = f"verb.{params['verb']}"
+        params["verb"] = t(lang, verb) if has("en", verb) else params["verb"]
     if "suspects" in params:
         params["suspects"] = t(lang, "svc.or").join(params["suspects"])
     return t(lang, key, **params)

@@ -14,7 +14,7 @@ to a substitute.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import engine
 
@@ -63,13 +63,13 @@ def move_deadline(ctx: Ctx, room: Room, p: Parsed, sign: int) -> None:
     _announce_deadline(room, "svc.deadline_moved", deadline)
 
 
-def _announce_deadline(room: Room, key: str, deadline: object) -> None:
+def _announce_deadline(room: Room, key: str, deadline: datetime | None) -> None:
     """Each reader gets the phase and the time in his own language."""
     seq = room.log("host", key, {})
-    for seat, person in room.seated() + [(None, m) for m in room.moderators()]:  # type: ignore[list-item]
+    for person in [p for _, p in room.seated()] + room.moderators():
         lang = person.language
         text = t(lang, key, phase=_phase_name(room, lang),
-                 deadline=deadline_text(deadline, room.game.timezone, lang))  # type: ignore[arg-type]
+                 deadline=deadline_text(deadline, room.game.timezone, lang))
         room.ctx.send(person, key, text, f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
 
 
@@ -173,7 +173,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
     else:
         roles = engine.moderator_view(room.state)["roles"]
         seq = room.log("host", "end", {"roles": roles})
-        for seat, person in room.seated() + [(None, m) for m in room.moderators()]:  # type: ignore[list-item]
+        for person in [p for _, p in room.seated()] + room.moderators():
             line = render.roles_line(roles, {}, person.language)
             ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)

@@ -11,7 +11,7 @@ import io
 import string
 import unicodedata
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,7 +25,7 @@ LANGUAGES = ("en", "it", "es")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str) -> Translations:
     if lang not in LANGUAGES:
         lang = "en"
@@ -46,7 +46,7 @@ def has(lang: str, key: str) -> bool:
     return translations(lang).gettext(key) != key
 
 
-def t(lang: str, key: str, **data: Any) -> str:
+def t(lang: str, key: str, /, **data: Any) -> str:
     """The text for ``key`` in ``lang`` (English if the language lacks it), filled with ``data``."""
     template = translations(lang).gettext(key)
     if template == key and lang != "en":

@@ -12,10 +12,11 @@ import secrets
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlmodel import select
+
 import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
-from sqlmodel import select
 
 from . import grammar, render
 from .context import Ctx
@@ -40,8 +41,8 @@ def role_key(word: str) -> str | None:
     """A character by its record name or its name in any of the three languages."""
     key = fold(word).replace("-", "_").replace(" ", "_")
     for role in engine.Role:
-        if key == role.value or any(fold(role_name(lang, role.value)).replace(" ", "_").replace("-", "_") == key
-                                    for lang in LANGUAGES):
+        local = (fold(role_name(lang, role.value)).replace(" ", "_").replace("-", "_") for lang in LANGUAGES)
+        if key == role.value or key in local:
             return role.value
     return None
 
@@ -63,7 +64,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
             cards, i = [], i + 1
             while i < len(words) and fold(words[i]) not in OPTION_INDEX:
                 for item in words[i].split(","):
-                    if item and (r := role_key(item)) is None:
+                    if item and role_key(item) is None:
                         return ctx.reply("svc.new.bad", word=item)
                     if item:
                         cards.append(role_key(item))
@@ -158,7 +159,8 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     room.broadcast("svc.substituted", {"name": seat.name}, kind="host", exclude=[ctx.identity.id or 0])
     ctx.reply("svc.substitute.welcome", code=room.game.code, name=seat.name)
     reader = room.reader(ctx.identity, seat)
-    ctx.reply_text("svc.role", render.role_text(engine.view(room.state, seat.name), reader, room.info()), room.id)
+    view = engine.view(room.state, seat.name)
+    ctx.reply_text("svc.role", render.role_text(view, reader, room.info()), room.id)
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed, seat.last_list = render.options(actions, ctx.lang)

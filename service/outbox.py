@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .db import is_sqlite, transaction
 from .models import Identity, Outbox, utcnow
@@ -45,11 +45,11 @@ def claim(db: Engine, now: datetime | None = None, limit: int = 100) -> list[tup
     """Pending messages due now: (outbox id, channel, address, text), oldest first."""
     when = now or utcnow()
     with transaction(db) as session:
-        stmt = (select(Outbox, Identity.address).join(Identity, Identity.id == Outbox.identity_id)  # type: ignore[arg-type]
-                .where(Outbox.status == "pending", Outbox.not_before <= when)
-                .order_by(Outbox.id).limit(limit))  # type: ignore[arg-type]
+        stmt = (select(Outbox, Identity.address).join(Identity, col(Identity.id) == col(Outbox.identity_id))
+                .where(col(Outbox.status) == "pending", col(Outbox.not_before) <= when)
+                .order_by(col(Outbox.id)).limit(limit))
         if not is_sqlite(str(db.url)):
-            stmt = stmt.with_for_update(skip_locked=True, of=Outbox)  # type: ignore[arg-type]
+            stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
         return [(row.id, row.channel, address, row.text) for row, address in session.exec(stmt)
                 if row.id is not None]
 

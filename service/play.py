@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from sqlmodel import col, select
+
 import engine
 from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
-from sqlmodel import select
 
 from . import grammar, render
 from .context import Ctx
 from .errors import error_text
 from .grammar import Parsed
-from .i18n import t
+from .i18n import deadline_text, t
 from .models import GameEvent
 from .room import Room
 
@@ -34,7 +35,7 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     seat = room.seat_of(_me(ctx))
     if seat is None:
         return ctx.reply("svc.not_seated")
-    verb = Verb(p.verb)
+    verb = Verb(str(p.verb))
     legal = [a for a in engine.legal_actions(state, seat.name) if a.verb is verb]
     targets = [a.target for a in legal if a.target is not None]
     target: str | None = None
@@ -52,7 +53,8 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
         try:
             target = grammar.resolve(p.args[0], targets, room.names(), seat.last_list)
         except grammar.Ambiguous as e:
-            return ctx.reply("svc.ambiguous", word=e.word, options=render.alternatives(list(e.options), ctx.lang))
+            options = render.alternatives(list(e.options), ctx.lang)
+            return ctx.reply("svc.ambiguous", word=e.word, options=options)
         except grammar.NoMatch as e:
             return ctx.reply("svc.no_match", word=e.word)
     action = Action(seat.name, verb, target)
@@ -74,7 +76,7 @@ def help_(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.help.over", code=game.code)
     phase, number = render.phase_label(engine.public_view(room.state), lang)
     when = dict(code=game.code, phase=phase + number, tz=game.timezone,
-                deadline=render.deadline_text(room.info().deadline, game.timezone, lang))
+                deadline=deadline_text(room.info().deadline, game.timezone, lang))
     seat = room.seat_of(me)
     if room.is_moderator(me):
         ctx.reply("svc.help.moderator", code=game.code)
@@ -107,8 +109,8 @@ def role(ctx: Ctx, room: Room) -> None:
     if room.state is None or seat is None:
         return ctx.reply("svc.role.none")
     view = engine.view(room.state, seat.name)
-    ctx.reply_text("svc.role", render.role_text(view, room.reader(ctx.identity, seat),  # type: ignore[arg-type]
-                                                room.info()), room.id)
+    assert ctx.identity is not None
+    ctx.reply_text("svc.role", render.role_text(view, room.reader(ctx.identity, seat), room.info()), room.id)
 
 
 def record(ctx: Ctx, room: Room) -> None:
@@ -123,12 +125,13 @@ def record(ctx: Ctx, room: Room) -> None:
 def export(ctx: Ctx, room: Room) -> GameRecord:
     game = room.game
     rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
-                            .order_by(GameEvent.seq))  # type: ignore[arg-type]
+                            .order_by(col(GameEvent.seq)))
     moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]
     setup = game.setup
-    return GameRecord(rules=engine.RuleSet(game.rules), seed=game.seed, players=list(setup.get("players", [])),
-                      theme=setup.get("theme"), deck=setup.get("deck"), options=dict(setup.get("options", {})),
-                      moves=moves)
+    players = list(setup.get("players", []))
+    return GameRecord(rules=engine.RuleSet(game.rules), seed=game.seed, players=players,
+                      theme=setup.get("theme"), deck=setup.get("deck"),
+                      options=dict(setup.get("options", {})), moves=moves)
 
 
 def lang(ctx: Ctx, p: Parsed) -> None:

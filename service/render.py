@@ -102,7 +102,8 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     elif key == "phase.ballot":
         d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
     elif key == "day.ballots":
-        d["ballots"] = counts({v: f"-> {tg}" for v, tg in data.get("ballots", {}).items()}) or t(lang, "svc.none")
+        ballots = {v: f"-> {tg}" for v, tg in data.get("ballots", {}).items()}
+        d["ballots"] = counts(ballots) or t(lang, "svc.none")
         d["counts"] = counts(data.get("counts", {}))
     elif key == "game.over":
         d["team"] = t(lang, f"team.{data.get('team')}")
@@ -117,7 +118,8 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         if "role" in data:
             d["role"] = role_name(lang, str(data["role"]))
     if not has("en", msg):
-        return t(lang, "event.unknown", key=key, data=json.dumps(dict(data), ensure_ascii=False, sort_keys=True))
+        raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
+        return t(lang, "event.unknown", key=key, data=raw)
     return t(lang, msg, **d)
 
 

@@ -8,10 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import func
+from sqlmodel import col, select
+
 import engine
 from engine import Event, GameState, Phase
-from sqlalchemy import func
-from sqlmodel import select
 
 from . import render
 from .i18n import t
@@ -32,16 +33,17 @@ class Room:
         self.id: int = game.id
         s = ctx.session
         self.seats: list[Seat] = list(s.exec(select(Seat).where(Seat.game_id == game.id)
-                                             .order_by(Seat.position, Seat.id)))  # type: ignore[arg-type]
+                                             .order_by(col(Seat.position), col(Seat.id))))
         ids = {x.identity_id for x in self.seats if x.identity_id is not None}
         if game.host_id is not None:
             ids.add(game.host_id)
         self.people: dict[int, Identity] = {
-            i.id: i for i in s.exec(select(Identity).where(Identity.id.in_(ids)))  # type: ignore[union-attr]
+            i.id: i for i in s.exec(select(Identity).where(col(Identity.id).in_(ids)))
             if i.id is not None
         }
         self.state: GameState | None = engine.from_json(game.state) if game.state else None
-        self._seq: int = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one() or 0
+        last = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
+        self._seq: int = last or 0
 
     # -- who --------------------------------------------------------------------------------------
     def seat_of(self, identity_id: int | None) -> Seat | None:
@@ -64,7 +66,8 @@ class Room:
 
     def is_moderator(self, identity_id: int | None) -> bool:
         """The host who does not play sees everything, as the rulebook's Moderator."""
-        return identity_id is not None and identity_id == self.game.host_id and self.seat_of(identity_id) is None
+        host = self.game.host_id
+        return identity_id is not None and identity_id == host and self.seat_of(identity_id) is None
 
     def moderators(self) -> list[Identity]:
         host = self.people.get(self.game.host_id or -1)
@@ -80,7 +83,8 @@ class Room:
                 if s.status == "joined" and s.identity_id in self.people]
 
     def info(self) -> render.Info:
-        return render.Info(self.game.code, self.game.timezone, None if self.game.paused else self.game.deadline)
+        game = self.game
+        return render.Info(game.code, game.timezone, None if game.paused else game.deadline)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
         return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id))
@@ -89,9 +93,9 @@ class Room:
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
             channel: str | None = None) -> int:
         self._seq += 1
-        self.ctx.session.add(GameEvent(game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind,
-                                       key=key, data=dict(data), audience=list(audience) if audience else None,
-                                       channel=channel, created_at=self.ctx.now))
+        self.ctx.session.add(GameEvent(
+            game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind, key=key, data=dict(data),
+            audience=list(audience) if audience else None, channel=channel, created_at=self.ctx.now))
         return self._seq
 
     def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
@@ -167,7 +171,7 @@ class Room:
         """Merge the square talk held for digest readers into one message each."""
         s = self.ctx.session
         held = list(s.exec(select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held")
-                           .order_by(Outbox.id)))  # type: ignore[arg-type]
+                           .order_by(col(Outbox.id))))
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)

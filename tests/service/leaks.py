@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from service.i18n import role_name, t
@@ -19,7 +19,8 @@ CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="", verb="", target=""
                 for lang in ("en", "it", "es")}
 
 
-def known_to(player: str, roles: Mapping[str, str], knowledge: Iterable[Mapping[str, Any]]) -> tuple[set[str], set[str]]:
+def known_to(player: str, roles: Mapping[str, str],
+             knowledge: Iterable[Mapping[str, Any]]) -> tuple[set[str], set[str]]:
     """(players whose card he may see named, players whose night choices he may hear)."""
     cards, mates = {player}, {player}
     for fact in knowledge:
@@ -38,7 +39,7 @@ def sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n", text) if s.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _role_re(lang: str, role: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(role_name(lang, role).casefold())}\b")
 
@@ -66,6 +67,7 @@ def mentions(text: str, lang: str, roles: tuple[tuple[str, str], ...]) -> tuple[
     return tuple(out)
 
 
-def leaks(text: str, reader: str, lang: str, roles: Mapping[str, str], cards: set[str], mates: set[str]) -> list[str]:
+def leaks(text: str, reader: str, lang: str, roles: Mapping[str, str], cards: set[str],
+          mates: set[str]) -> list[str]:
     return [f"{other}'s {what}" for other, what in mentions(text, lang, tuple(sorted(roles.items())))
             if other != reader and other not in (cards if what.startswith("card") else mates)]

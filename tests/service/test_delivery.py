@@ -72,5 +72,5 @@ def test_a_stale_or_early_close_changes_nothing(h: Harness) -> None:
 
 def test_after_commit_hears_of_every_new_message(h: Harness) -> None:
     open_game(h)
-    pending = [o.id for o in h.outbox() if o.status == "pending"]
+    pending = [o.id for o in h.outbox() if o.status == "pending" and o.id is not None]
     assert sorted(h.committed) == sorted(pending)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from engine import summary
 from engine.record import load_record, replay
 

@@ -28,9 +28,10 @@ def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
     assert "not in a game" in h.say(wolf, "kill gus")[0]
     human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
     h.say("newbie", f"kill {human}")
-    assert any(m == f"Noted: kill {human}. You may change it until the night ends." for m in h.inbox("newbie"))
+    assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
     # Everyone else is told that the seat has a new player, and nothing about who.
-    assert any(f"{wolf} is now played by a substitute" in m for m in h.inbox("ann" if wolf != "ann" else "bob"))
+    other = "ann" if wolf != "ann" else "bob"
+    assert any(f"{wolf} is now played by a substitute" in m for m in h.inbox(other))
     play_to_end(h)
     assert h.game().status == "over"
 

@@ -72,7 +72,7 @@ def test_durations(text: str, minutes: int | None) -> None:
 
 def _catalog(lang: str) -> dict[str, str]:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
-        return {m.id: m.string for m in read_po(f) if m.id}
+        return {str(m.id): str(m.string) for m in read_po(f) if m.id}
 
 
 def test_catalogs_have_the_same_keys_and_placeholders() -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 
-import engine
 import pytest
-from engine import Action, GameConfig, Phase, RuleSet
 from sqlmodel import Session, select
 
+import engine
+from engine import Action, GameConfig, Phase, RuleSet
 from service import render
 from service.lobby import build_deck
 from service.models import Identity, Outbox, Seat
@@ -21,9 +21,10 @@ from service.models import Identity, Outbox, Seat
 from .conftest import Harness
 from .leaks import known_to, leaks
 
-SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster", "mythomaniac"]
-POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou", "max", "ned", "oli",
-        "pam"]
+SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
+            "mythomaniac"]
+POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
+        "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
 END_KEYS = {"game.over"}
 
 
@@ -35,8 +36,8 @@ def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[t
     if specials.count("freemason") == 1:
         specials.remove("freemason")
     deck = build_deck({"specials": specials}, n) if specials and len(specials) + 3 <= n else None
-    state, events = engine.new_game(GameConfig(RuleSet.TABULA, tuple(players), deck=tuple(deck) if deck else None),
-                                    seed)
+    config = GameConfig(RuleSet.TABULA, tuple(players), deck=tuple(deck) if deck else None)
+    state, events = engine.new_game(config, seed)
     log = list(events)
     replies: list[tuple[str, list[str]]] = []
     for _ in range(60):
