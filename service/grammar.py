@@ -186,6 +186,15 @@ def parse_duration(text: str) -> int | None:
     return total if 0 < total <= 14 * 1440 else None
 
 
+TIME_RE = re.compile(r"^([01]?\d|2[0-3])[:.]([0-5]\d)$")
+
+
+def parse_time(text: str) -> str | None:
+    """A time of day, ``8:00`` or ``20.30``, as ``HH:MM``."""
+    m = TIME_RE.match(text.strip())
+    return f"{int(m.group(1)):02d}:{m.group(2)}" if m else None
+
+
 def parse_lang(word: str) -> str | None:
     key = fold(word)
     for lang, words in LANG_WORDS.items():

@@ -178,6 +178,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
             ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
         room.flush_digests()
+        room.reveal_nights()
     game.status, game.deadline, game.paused = "ended", None, False
 
 

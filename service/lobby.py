@@ -75,10 +75,14 @@ def new(ctx: Ctx, p: Parsed) -> None:
         if key == "theme":
             setup["theme"] = arg
         elif key in ("night", "nominations", "ballot"):
+            at = grammar.parse_time(arg)
             minutes = grammar.parse_duration(arg)
-            if minutes is None:
+            if at is not None:
+                options[f"{key}_at"] = at
+            elif minutes is not None:
+                options[f"{key}_minutes"] = minutes
+            else:
                 return ctx.reply("svc.new.bad", word=arg)
-            options[f"{key}_minutes"] = minutes
         elif key == "tz":
             try:
                 ZoneInfo(arg)

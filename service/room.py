@@ -5,8 +5,9 @@ one way anything is said in a game (``broadcast``), which logs it and writes the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -126,7 +127,9 @@ class Room:
         """Save what the engine returned: the state, the record line, the events, the next deadline."""
         old_phase = self.game.phase_no
         if move is not None:
-            self.log("move", "move", {"actor": move[0], "text": move[1]})
+            was = engine.public_view(self.state) if self.state is not None else {}
+            self.log("move", "move", {"actor": move[0], "text": move[1], "phase": was.get("phase"),
+                                      "night": was.get("night")})
         self.state = new
         self.game.state = engine.to_json(new)
         self.game.phase_no = new.phase_no
@@ -140,13 +143,28 @@ class Room:
             self.broadcast(e.key, dict(e.data), e.to, e.channel)
         if new.phase_no != old_phase and new.phase is not Phase.OVER:
             self.prompt()
+        if new.phase is Phase.OVER:
+            self.reveal_nights()
         self.game.updated_at = self.ctx.now
 
-    def next_deadline(self, state: GameState) -> Any:
+    def next_deadline(self, state: GameState) -> datetime | None:
+        """The phase's length from now, or the next time of day the host fixed for it (``night 08:00``),
+        at least an hour away, in the game's time zone."""
+        at = self.game.options.get(f"{state.phase.value}_at")
+        if at:
+            hour, minute = (int(x) for x in str(at).split(":"))
+            tz = ZoneInfo(self.game.timezone)
+            local = self.ctx.now.astimezone(tz)
+            when = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+            while when < local + timedelta(hours=1):
+                when = (when + timedelta(days=1)).replace(hour=hour, minute=minute)
+            end = when.astimezone(UTC)
+        else:
+            end = self.ctx.now + timedelta(minutes=self.phase_minutes(state.phase))
         if self.game.paused:
-            self.game.paused_remaining = self.phase_minutes(state.phase) * 60
+            self.game.paused_remaining = int((end - self.ctx.now).total_seconds())
             return None
-        return self.ctx.now + timedelta(minutes=self.phase_minutes(state.phase))
+        return end
 
     def phase_minutes(self, phase: Phase) -> int:
         cfg = self.ctx.svc.settings
@@ -166,6 +184,28 @@ class Room:
             self.ctx.session.add(seat)
             self.ctx.send(person, "svc.options", t(person.language, "svc.options", options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id)
+
+    def reveal_nights(self) -> None:
+        """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
+        s = self.ctx.session
+        rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
+                      .order_by(col(GameEvent.seq))).all()
+        nights: dict[int, list[tuple[str, str]]] = {}
+        for r in rows:
+            if r.data.get("phase") == "night" and r.data.get("actor"):
+                nights.setdefault(int(r.data.get("night") or 0), []).append((r.data["actor"], r.data["text"]))
+        if not nights:
+            return
+        seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
+        for _, person in self.seated() + [(None, m) for m in self.moderators()]:
+            lang = person.language
+            parts = []
+            for n, moves in sorted(nights.items()):
+                said = ", ".join(f"{a} {render.verb_word(lang, v)} {rest}".strip()
+                                 for a, (v, _, rest) in ((a, txt.partition(" ")) for a, txt in moves))
+                parts.append(t(lang, "svc.reveal.night", n=n, moves=said))
+            self.ctx.send(person, "svc.reveal", t(lang, "svc.reveal", nights="; ".join(parts)),
+                          f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
 
     def flush_digests(self) -> None:
         """Merge the square talk held for digest readers into one message each."""

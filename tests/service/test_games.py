@@ -11,6 +11,8 @@ from .conftest import Harness
 from .play import NAMES, open_game, play_to_end, start
 
 OVER = {"en": "Game over", "it": "Partita finita", "es": "Fin de la partida"}
+NIGHTS = {"en": "The nights: Night 1:", "it": "Le notti: Notte 1:", "es": "Las noches: Noche 1:"}
+KILL = {"en": " kill ", "it": " sbrana ", "es": " matar "}
 ROLE = {"en": "Your character", "it": "Il tuo personaggio", "es": "Tu personaje"}
 
 
@@ -24,7 +26,9 @@ def test_a_whole_game_from_lobby_to_end(h: Harness, lang: str) -> None:
     game = h.game()
     assert game.status == "over" and game.deadline is None
     for n in NAMES:
-        assert OVER[lang] in h.inbox(n)[-1], h.inbox(n)[-1]
+        over, nights = h.inbox(n)[-2:]
+        assert OVER[lang] in over, over
+        assert nights.startswith(NIGHTS[lang]) and KILL[lang] in nights, nights
     # The record, exported in English whatever the players wrote, replays to the same end.
     record = h.say(NAMES[0], "record")[0]
     assert "vote" in record and "end" in record and code not in record

@@ -88,8 +88,9 @@ def test_ending_a_game_reveals_every_card(h: Harness) -> None:
     assert h.game().status == "running"
     h.say("host", "end yes")
     assert h.game().status == "ended"
-    last = h.inbox("ann")[-1]
+    last, nights = h.inbox("ann")[-2:]
     assert "ended game" in last and "(Werewolf)" in last and "(Seer)" in last
+    assert nights.startswith("The nights: Night 1:")
     assert "rules: tabula" in h.say("ann", "record")[0]
 
 
@@ -103,3 +104,26 @@ def test_a_moderator_who_does_not_play_sees_everything(h: Harness) -> None:
     status = h.say("host", "status")[0]
     assert "(Werewolf)" in status and "pack:" in status
     assert "(Werewolf)" not in h.say("ann", "status")[0]
+
+
+def test_fixed_times_of_day_in_the_games_time_zone(h: Harness) -> None:
+    # 09:00 UTC is 10:00 in Rome: the night ends at 08:00 Rome time the next morning.
+    open_game(h, extra="night 8:00 ballot 21.30 tz Europe/Rome")
+    start(h)
+    deadline = h.game().deadline
+    assert deadline is not None
+    assert (deadline.month, deadline.day, deadline.hour, deadline.minute) == (3, 3, 7, 0)
+    h.finish_phase()
+    day_length = h.game().deadline - h.clock.now  # type: ignore[operator]
+    assert day_length == timedelta(hours=20)  # nominations keep the default length
+    h.finish_phase()
+    ballot_end = h.game().deadline
+    assert ballot_end is not None and (ballot_end.hour, ballot_end.minute) == (20, 30)
+
+
+def test_the_end_reveals_every_night(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    play_to_end(h)
+    reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
+    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kill " in reveal[0] and " see " in reveal[0]
