@@ -98,8 +98,9 @@ def status(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
     reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)))
     pv = engine.public_view(room.state)
-    if game.status == "ended":
-        pv = {**pv, "status": "over", "roles": engine.moderator_view(room.state)["roles"], "team": None}
+    if game.status == "ended":  # ended by a host: no winner, every card shown
+        roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
+        return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
     ctx.reply_text("svc.status", render.status_text(pv, reader, room.info(), game.paused, mod), room.id)
 

@@ -91,6 +91,7 @@ def test_ending_a_game_reveals_every_card(h: Harness) -> None:
     last, nights = h.inbox("ann")[-2:]
     assert "ended game" in last and "(Werewolf)" in last and "(Seer)" in last
     assert nights.startswith("The nights: Night 1:")
+    assert h.say("ann", "status")[0] == last
     assert "rules: tabula" in h.say("ann", "record")[0]
 
 
