@@ -59,7 +59,7 @@ def verb_word(lang: str, verb: str) -> str:
 def roles_line(roles: Mapping[str, str], became: Mapping[str, str], lang: str) -> str:
     out = []
     for p, r in roles.items():
-        card = role_name(lang, r)
+        card = role_name(lang, r) if has("en", f"role.{r}") else r
         if p in became:
             card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
         out.append(f"{p} ({card})")
@@ -75,10 +75,43 @@ def role_help(lang: str, role: str) -> str:
     return t(lang, key) if has("en", key) else t(lang, "rolehelp.default")
 
 
+#: Looks: what a look showed chooses the text (Were or not; in ``aura`` the Aura, the card, or a tile).
+LOOKS = frozenset({"seer.result", "fortune_teller.result", "darius.result", "hamlet.peek"})
+
+
+def look_variant(data: Mapping[str, Any]) -> str:
+    if data.get("blocked"):
+        return "blocked"
+    if data.get("aura"):
+        return "aura"
+    if data.get("role"):
+        return "role"
+    return "were" if data.get("were") else "not"
+
+
+def localized(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """Data values as a reader reads them: cards, Auras and sides named in his language, lists joined."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if k in ("role", "card", "left", "right") and isinstance(v, str):
+            out[k] = role_name(lang, v)
+        elif k == "aura" and isinstance(v, str):
+            out[k] = t(lang, f"aura.{v}") if has("en", f"aura.{v}") else v
+        elif k == "chest" and isinstance(v, str):
+            out[k] = t(lang, f"side.{v}") if has("en", f"side.{v}") else v
+        elif isinstance(v, list | tuple) and all(isinstance(x, str | int) for x in v):
+            out[k] = names(list(v), lang)
+        elif v is None:
+            out[k] = t(lang, "svc.none")
+        else:
+            out[k] = v
+    return out
+
+
 def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) -> str:
     """One event (or one remembered fact) as ``reader`` reads it."""
     lang = reader.lang
-    d: dict[str, Any] = dict(data)
+    d: dict[str, Any] = localized(data, lang)
     d.setdefault("code", info.code)
     d["deadline"] = deadline_text(info.deadline, info.tz, lang)
     msg = key
@@ -88,17 +121,17 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         d["seating"] = ", ".join(f"{i} {p}" for i, p in enumerate(data.get("players", ()), start=1))
     elif key == "role.dealt":
         d["role_help"] = role_help(lang, str(data.get("role")))
-        d["role"] = role_name(lang, str(data.get("role")))
     elif key in ("night.choice", "day.choice"):
-        msg = f"{key}.self" if data.get("actor") == reader.name else f"{key}.other"
+        msg = f"{key}.self" if data.get("actor", reader.name) == reader.name else f"{key}.other"
         d["verb"] = verb_word(lang, str(data.get("verb")))
         d["target"] = data.get("target") or ""
     elif key == "night.dawn":
         msg = "night.dawn.some" if data.get("dead") else "night.dawn.none"
-        d["dead"] = names(data.get("dead", ()), lang)
-    elif key == "day.vote" or key == "day.suspects":
-        d["tally"] = counts(data.get("tally", ()))
-        d["suspects"] = names(data.get("suspects", ()), lang)
+    elif key in ("day.vote", "day.suspects"):
+        if "tally" in data:
+            d["tally"] = counts(data.get("tally", ()))
+        else:  # the event says what changed; the running tally is in the public view
+            d["tally"] = f"{data.get('target')} {data.get('votes', '')}".strip()
     elif key == "phase.ballot":
         d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
     elif key == "day.ballots":
@@ -106,21 +139,36 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         d["ballots"] = counts(ballots) or t(lang, "svc.none")
         d["counts"] = counts(data.get("counts", {}))
     elif key == "game.over":
-        d["team"] = t(lang, f"team.{data.get('team')}")
-        reason = str(data.get("reason"))
-        d["reason"] = t(lang, reason) if has("en", reason) else reason
-        d["winners"] = names(data.get("winners", ()), lang)
-        d["roles"] = roles_line(data.get("roles", {}), data.get("became", {}), lang)
-    elif key in ("seer.result", "medium.result"):
-        msg = f"{key}.were" if data.get("were") else f"{key}.not"
-    elif key in ("werewolf.pack", "freemason.lodge", "mythomaniac.joined_pack", "mythomaniac.joined_seer"):
-        d["members"] = names(data.get("members", ()), lang)
-        if "role" in data:
-            d["role"] = role_name(lang, str(data["role"]))
+        return game_over(data, lang)
+    elif key in LOOKS:
+        variant = look_variant(data)
+        msg = f"{key}.{variant}" if has("en", f"{key}.{variant}") else f"look.{variant}"
+    elif key == "medium.result":
+        msg = "medium.result.were" if data.get("were") else "medium.result.not"
+    elif key == "thief.result":
+        msg = "thief.result.chest" if data.get("chest") else "thief.result.nochest"
+    elif key == "standing.reveal":
+        msg = "standing.reveal.on" if data.get("on") else "standing.reveal.off"
+    elif key == "hamlet.skull_passed" and data.get("random"):
+        msg = "hamlet.skull_passed.random"
+    elif key == "miss_purple.aura" and data.get("aura") is None:
+        msg = "miss_purple.aura.none"
     if not has("en", msg):
         raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
         return t(lang, "event.unknown", key=key, data=raw)
     return t(lang, msg, **d)
+
+
+def game_over(data: Mapping[str, Any], lang: str) -> str:
+    reason = str(data.get("reason"))
+    roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
+             for p, r in data.get("roles", {}).items()}
+    text = t(lang, "game.over", team=t(lang, f"team.{data.get('team')}"),
+             reason=t(lang, reason) if has("en", reason) else reason,
+             winners=names(data.get("winners", ()), lang), roles=roles_line(roles, data.get("became", {}), lang))
+    if data.get("scores"):
+        text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
+    return text
 
 
 def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None, reader: Reader,
