@@ -44,6 +44,39 @@ def replay(
     typer.echo(json.dumps(out, ensure_ascii=False))
 
 
+db_app = typer.Typer(add_completion=False, no_args_is_help=True, help="The database.")
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: str = typer.Argument("head", help="the revision to reach")) -> None:
+    """Run the migrations on DATABASE_URL (what the release process runs)."""
+    from service.db import upgrade
+    from service.settings import get_settings
+
+    upgrade(get_settings().DATABASE_URL, revision)
+    typer.echo(f"database at {revision}")
+
+
+@app.command()
+def games() -> None:
+    """List the games: code, status, phase, deadline (UTC), players."""
+    from sqlmodel import Session, col, func, select
+
+    from service.db import make_engine
+    from service.models import Game, Seat
+    from service.settings import get_settings
+
+    with Session(make_engine(get_settings().DATABASE_URL)) as s:
+        rows = s.exec(select(Game, func.count(col(Seat.id)))
+                      .join(Seat, col(Seat.game_id) == col(Game.id), isouter=True)
+                      .group_by(col(Game.id)).order_by(col(Game.id))).all()
+        for g, n in rows:
+            deadline = g.deadline.strftime("%Y-%m-%d %H:%M") if g.deadline else "-"
+            paused = " paused" if g.paused else ""
+            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {deadline:<16} {n} players{paused}")
+
+
 @app.command()
 def up() -> None:
     """Run locally on embedded defaults (for now: replay the example game)."""

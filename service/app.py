@@ -1,0 +1,274 @@
+"""The application service: one function per command, each in one transaction.
+
+    lock the game -> engine.apply / close_phase -> save state, events, outbox rows and the
+    next deadline -> commit -> after_commit(outbox ids)   (the worker enqueues dispatch)
+
+Channels call ``handle_inbound``; the worker calls ``due_games`` and ``close_phase`` (and
+sends the outbox, see ``service.outbox``). Time comes from ``clock``, so tests and the
+worker decide what "now" is.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session, col, or_, select
+
+import engine
+
+from . import host, lobby, play
+from .context import Ctx
+from .db import Conflict, bump, lock_game, make_engine, transaction
+from .grammar import Parsed, parse
+from .models import Game, Identity, Inbound, Seat, utcnow
+from .room import Room
+from .settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+AfterCommit = Callable[[Sequence[int]], None]
+ACTIVE = ("lobby", "running")
+#: Commands that need no game.
+GAMELESS = {"new", "games", "lang", "digest"}
+
+
+def _noop(_ids: Sequence[int]) -> None:
+    return None
+
+
+class Service:
+    def __init__(self, settings: Settings | None = None, db: Engine | None = None,
+                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop) -> None:
+        self.settings = settings or get_settings()
+        self.db = db or make_engine(self.settings.DATABASE_URL)
+        self.clock = clock
+        self.after_commit = after_commit
+        """Called with the new outbox ids once a command has committed (the worker enqueues them)."""
+
+    # -- running a command ---------------------------------------------------------------------------
+    def _run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
+        delay = 0.01
+        for attempt in range(8):
+            try:
+                with transaction(self.db) as session:
+                    result, ctx = work(session, self.clock())
+                written = ctx.written if ctx else []
+                ids = [o.id for o in written if o.id is not None and o.status == "pending"]
+                if ids:
+                    self.after_commit(ids)
+                return result
+            except (OperationalError, Conflict, IntegrityError) as e:
+                if attempt == 7:
+                    raise
+                log.info("retrying a command after %s", type(e).__name__)
+                time.sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
+
+    # -- what channels call ----------------------------------------------------------------------------
+    def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
+                       display_name: str | None = None) -> list[str]:
+        """Act on one message once. Returns the replies to its sender (already in the outbox:
+        a channel must not send them itself). A repeat delivery returns [] and changes nothing."""
+
+        def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
+            if session.exec(select(Inbound.id).where(Inbound.channel == channel,
+                                                     Inbound.external_id == external_id)).first():
+                return [], None
+            identity = session.exec(select(Identity).where(Identity.channel == channel,
+                                                           Identity.address == address)).first()
+            newcomer = identity is None
+            if identity is None:
+                identity = Identity(channel=channel, address=address, display_name=display_name,
+                                    language=self.settings.DEFAULT_LANGUAGE, created_at=now)
+                session.add(identity)
+            identity.opted_out = False
+            if display_name and not identity.display_name:
+                identity.display_name = display_name[:64]
+            session.flush()
+            inbound = Inbound(channel=channel, external_id=external_id, identity_id=identity.id,
+                              text=text[:4000], received_at=now)
+            session.add(inbound)
+            session.flush()
+            ctx = Ctx(session, self, now, identity, inbound.id, newcomer=newcomer)
+            dispatch(ctx, parse(text[:4000]))
+            session.add(identity)
+            return ctx.replies, ctx
+
+        return self._run(work)
+
+    def set_opted_out(self, channel: str, address: str, opted_out: bool = True) -> None:
+        """The channel says this address refused messages (SMS STOP) or allowed them again."""
+
+        def work(session: Session, now: datetime) -> tuple[None, Ctx | None]:
+            person = session.exec(select(Identity).where(Identity.channel == channel,
+                                                         Identity.address == address)).first()
+            if person is not None:
+                person.opted_out = opted_out
+                session.add(person)
+            return None, None
+
+        self._run(work)
+
+    # -- what the worker calls ----------------------------------------------------------------------------
+    def due_games(self, now: datetime | None = None) -> list[tuple[int, int]]:
+        """(game id, phase number) of running games whose deadline has passed."""
+        when = now or self.clock()
+        with Session(self.db) as session:
+            rows = session.exec(select(Game.id, Game.phase_no).where(
+                col(Game.status) == "running", col(Game.paused).is_(False),
+                col(Game.deadline).is_not(None), col(Game.deadline) <= when)
+                .order_by(col(Game.deadline))).all()
+        return [(int(i), int(n)) for i, n in rows if i is not None]
+
+    def close_phase(self, game_id: int, phase_no: int) -> bool:
+        """Close the phase if it is still the current one and its deadline has passed.
+        A stale or early call changes nothing (returns False), so the task is idempotent."""
+
+        def work(session: Session, now: datetime) -> tuple[bool, Ctx | None]:
+            game = lock_game(session, game_id)
+            if (game is None or game.status != "running" or game.paused or game.phase_no != phase_no
+                    or game.deadline is None or game.deadline > now or game.state is None):
+                return False, None
+            ctx = Ctx(session, self, now)
+            room = Room(ctx, game)
+            assert room.state is not None
+            new, events = engine.close_phase(room.state, phase_no)
+            room.advance(new, events, (None, "end"))
+            session.add(game)
+            bump(session, game)
+            return True, ctx
+
+        return self._run(work)
+
+
+# -- routing ---------------------------------------------------------------------------------------
+def dispatch(ctx: Ctx, p: Parsed) -> None:
+    verb = p.verb
+    if verb == "new":
+        return lobby.new(ctx, p)
+    if verb == "lang":
+        return play.lang(ctx, p)
+    if verb == "digest":
+        return play.digest(ctx, p)
+    if verb == "games":
+        return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
+    if verb == "join":
+        code = p.args[0].lstrip("#").upper() if p.args else p.code
+        game = _by_code(ctx, code) if code else None
+        if code and game is None:
+            return ctx.reply("svc.join.unknown_game", code=code)
+        return lobby.join(ctx, p, _locked(ctx, game) if game else None)
+    room = pick(ctx, p)
+    if room is None:
+        return None
+    ctx.session.add(room.game)
+    handler = ROUTES.get(verb or "")
+    if p.is_move:
+        play.move(ctx, room, p)
+    elif verb is None or verb == "say":
+        play.talk(ctx, room, p.rest)
+    elif handler is not None:
+        handler(ctx, room, p)
+    else:
+        ctx.reply("svc.not_understood", word=verb)
+    bump(ctx.session, room.game)
+
+
+ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
+    "help": lambda c, r, p: play.help_(c, r),
+    "status": lambda c, r, p: play.status(c, r),
+    "role": lambda c, r, p: play.role(c, r),
+    "record": lambda c, r, p: play.record(c, r),
+    "players": lambda c, r, p: lobby.players(c, r),
+    "leave": lambda c, r, p: lobby.leave(c, r),
+    "start": lambda c, r, p: lobby.start(c, r),
+    "extend": lambda c, r, p: host.move_deadline(c, r, p, +1),
+    "shorten": lambda c, r, p: host.move_deadline(c, r, p, -1),
+    "pause": lambda c, r, p: host.pause(c, r),
+    "resume": lambda c, r, p: host.resume(c, r),
+    "replace": host.replace,
+    "remove": host.remove,
+    "cohost": host.cohost,
+    "end": host.end,
+}
+
+
+def _by_code(ctx: Ctx, code: str) -> Game | None:
+    return ctx.session.exec(select(Game).where(Game.code == code.upper())).first()
+
+
+def _locked(ctx: Ctx, game: Game) -> Room:
+    assert game.id is not None
+    locked = lock_game(ctx.session, game.id)
+    assert locked is not None
+    if ctx.identity is not None:
+        ctx.identity.current_game_id = game.id
+    return Room(ctx, locked)
+
+
+def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
+    """The games this identity plays in or hosts, with his name in each."""
+    assert ctx.identity is not None
+    me = ctx.identity.id
+    rows = ctx.session.exec(
+        select(Game, Seat.name)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
+              & (col(Seat.status) == "joined"), isouter=True)
+        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+        .order_by(col(Game.id))).all()
+    seen: dict[int, tuple[Game, str | None]] = {}
+    for game, name in rows:
+        if game.id is not None and (game.id not in seen or name):
+            seen[game.id] = (game, name)
+    return list(seen.values())
+
+
+def pick(ctx: Ctx, p: Parsed) -> Room | None:
+    """The game a command is about: the one named by ``#CODE``, else the only one he is in,
+    else the one where the move makes sense; otherwise ask which."""
+    assert ctx.identity is not None
+    if p.code:
+        game = _by_code(ctx, p.code)
+        if game is None:
+            ctx.reply("svc.join.unknown_game", code=p.code)
+            return None
+        room = _locked(ctx, game)
+        if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
+            ctx.reply("svc.not_member", code=game.code)
+            return None
+        return room
+    games = [g for g, _ in my_games(ctx, ACTIVE)]
+    if not games:
+        last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
+        after_end = ("status", "record", "help", "say", None)
+        if last is not None and last.status in ("over", "ended") and p.verb in after_end:
+            return _locked(ctx, last)
+        ctx.reply("svc.help.none" if p.verb == "help" else "svc.not_in_game")
+        return None
+    if len(games) > 1 and p.is_move:
+        fits = [g for g in games if _move_fits(ctx, g, p)]
+        games = fits if len(fits) == 1 else games
+    if len(games) > 1:
+        codes = ", ".join("#" + g.code for g in games)
+        ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
+                  codes=codes)
+        return None
+    return _locked(ctx, games[0])
+
+
+def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:
+    if game.state is None or ctx.identity is None:
+        return False
+    seat = ctx.session.exec(select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id,
+                                               Seat.status == "joined")).first()
+    if seat is None:
+        return False
+    state = engine.from_json(game.state)
+    return any(a.verb.value == p.verb for a in engine.legal_actions(state, seat.name))

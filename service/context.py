@@ -1,0 +1,59 @@
+"""What one command carries through its transaction: the session, the clock, who wrote,
+and everything that must go out (replies and broadcasts, all via the outbox)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import Session
+
+from .i18n import gsm7, t
+from .models import Identity, Outbox
+
+if TYPE_CHECKING:
+    from .app import Service
+
+SMS = "sms"
+
+
+@dataclass
+class Ctx:
+    session: Session
+    svc: Service
+    now: datetime
+    identity: Identity | None = None
+    inbound_id: int | None = None
+    newcomer: bool = False
+    """The identity was created by this very message (it then takes the game's language)."""
+    replies: list[str] = field(default_factory=list)
+    written: list[Outbox] = field(default_factory=list)
+
+    @property
+    def lang(self) -> str:
+        return self.identity.language if self.identity else self.svc.settings.DEFAULT_LANGUAGE
+
+    def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
+             hold: bool = False) -> None:
+        """Write one message to the outbox (in this transaction; the worker sends it after commit)."""
+        if person.opted_out or person.unreachable or person.id is None:
+            return
+        if person.channel == SMS:
+            text = gsm7(text)
+        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
+                     status="held" if hold and person.digest else "pending", not_before=self.now,
+                     dedup_key=dedup, created_at=self.now)
+        self.session.add(row)
+        self.written.append(row)
+
+    def reply(self, key: str, **data: Any) -> None:
+        self.reply_text(key, t(self.lang, key, **data))
+
+    def reply_text(self, key: str, text: str, game_id: int | None = None) -> None:
+        assert self.identity is not None
+        n = len(self.replies)
+        dedup = f"in{self.inbound_id}:r{n}" if self.inbound_id is not None else f"x{id(self)}:{self.now}:r{n}"
+        before = len(self.written)
+        self.send(self.identity, key, text, dedup, game_id=game_id)
+        self.replies.append(self.written[-1].text if len(self.written) > before else text)

@@ -1,0 +1,105 @@
+"""Connections, transactions and the game lock.
+
+PostgreSQL serializes commands on one game with ``SELECT ... FOR UPDATE`` on its row.
+SQLite has no row locks (SQLAlchemy silently drops FOR UPDATE), so every transaction
+there starts with ``BEGIN IMMEDIATE``: writers queue one at a time for the whole file,
+which is plenty for a game played by message. Either way each write also bumps the game's
+``version`` with a compare-and-set, so a lost update cannot happen silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Engine, create_engine, event, update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, col, select
+
+from .models import Game
+
+
+class Conflict(RuntimeError):
+    """The game changed under us (compare-and-set failed): retry the whole command."""
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def make_engine(url: str, **kw: Any) -> Engine:
+    if is_sqlite(url):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **kw)
+        _serialize_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kw)
+
+
+def _serialize_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin (the documented recipe).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    """One unit of work: commit on success, roll back on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def lock_game(session: Session, game_id: int) -> Game | None:
+    """Load a game for writing: a row lock on PostgreSQL (SQLite is already serialized)."""
+    stmt = select(Game).where(Game.id == game_id).with_for_update().execution_options(populate_existing=True)
+    return session.exec(stmt).first()
+
+
+def bump(session: Session, game: Game) -> None:
+    """Compare-and-set the game's version; everything else of the row is flushed as usual."""
+    assert game.id is not None
+    old = game.version
+    session.flush()
+    stmt = update(Game).where(col(Game.id) == game.id, col(Game.version) == old).values(version=old + 1)
+    result = cast("CursorResult[Any]", session.execute(stmt))
+    if result.rowcount != 1:
+        raise Conflict(f"game {game.id} changed under this command")
+    set_committed_value(game, "version", old + 1)
+
+
+def alembic_config(url: str) -> Any:
+    from alembic.config import Config
+
+    root = Path(__file__).resolve().parent
+    cfg = Config()
+    cfg.set_main_option("script_location", str(root / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """``alembic upgrade head`` for this database (what the release process runs)."""
+    from alembic import command
+
+    if is_sqlite(url):
+        make_engine(url).dispose()  # makes the folder for the file
+    command.upgrade(alembic_config(url), revision)

@@ -1,0 +1,188 @@
+"""Host tools: the creator and the co-hosts he names.
+
+Deadlines move (``extend 2h``, ``shorten 30m``), the clock stops and starts (``pause``,
+``resume``), a seat changes hands (``replace NAME`` opens it; the next ``join CODE`` takes
+it over with the character and all it has learned: the engine's player name stays), a
+player is removed (``remove NAME``), a game ends (``end yes``, revealing every card).
+
+Removing a player in a running game vacates his seat: the engine has no way to take a
+character out of play that the rulebooks would recognise, so the character stays in the
+game, alive or dead as the rules decide, and simply takes no action (no night choice, no
+vote: a missing vote is an abstention). A host may later ``replace`` the seat to hand it
+to a substitute.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import engine
+
+from . import grammar, render
+from .context import Ctx
+from .grammar import Parsed
+from .i18n import deadline_text, t
+from .models import Identity, Seat
+from .room import Room
+
+
+def _host(ctx: Ctx, room: Room) -> bool:
+    if room.is_host(ctx.identity.id if ctx.identity else None):
+        return True
+    ctx.reply("svc.not_host")
+    return False
+
+
+def _running(ctx: Ctx, room: Room) -> bool:
+    if room.game.status == "running" and room.state is not None:
+        return True
+    ctx.reply("svc.not_running", code=room.game.code)
+    return False
+
+
+def _phase_name(room: Room, lang: str) -> str:
+    assert room.state is not None
+    return t(lang, f"phase.name.{room.state.phase.value}")
+
+
+def move_deadline(ctx: Ctx, room: Room, p: Parsed, sign: int) -> None:
+    if not _host(ctx, room) or not _running(ctx, room):
+        return
+    minutes = grammar.parse_duration(p.rest)
+    if minutes is None:
+        return ctx.reply("svc.bad_duration")
+    game = room.game
+    if game.paused:
+        game.paused_remaining = max(0, (game.paused_remaining or 0) + sign * minutes * 60)
+        deadline = ctx.now + timedelta(seconds=game.paused_remaining)
+    else:
+        current = game.deadline or ctx.now
+        game.deadline = max(ctx.now, current + sign * timedelta(minutes=minutes))
+        deadline = game.deadline
+    room.log("host", "deadline", {"minutes": sign * minutes})
+    _announce_deadline(room, "svc.deadline_moved", deadline)
+
+
+def _announce_deadline(room: Room, key: str, deadline: datetime | None) -> None:
+    """Each reader gets the phase and the time in his own language."""
+    seq = room.log("host", key, {})
+    for person in [p for _, p in room.seated()] + room.moderators():
+        lang = person.language
+        text = t(lang, key, phase=_phase_name(room, lang),
+                 deadline=deadline_text(deadline, room.game.timezone, lang))
+        room.ctx.send(person, key, text, f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+
+
+def pause(ctx: Ctx, room: Room) -> None:
+    if not _host(ctx, room) or not _running(ctx, room):
+        return
+    game = room.game
+    if game.paused:
+        return ctx.reply("svc.already_paused")
+    left = (game.deadline - ctx.now).total_seconds() if game.deadline else 0
+    game.paused, game.paused_remaining, game.deadline = True, max(0, int(left)), None
+    room.broadcast("svc.paused", {}, kind="host")
+
+
+def resume(ctx: Ctx, room: Room) -> None:
+    if not _host(ctx, room) or not _running(ctx, room):
+        return
+    game = room.game
+    if not game.paused:
+        return ctx.reply("svc.not_paused")
+    game.paused = False
+    game.deadline = ctx.now + timedelta(seconds=game.paused_remaining or 0)
+    game.paused_remaining = None
+    _announce_deadline(room, "svc.resumed", game.deadline)
+
+
+def _target_seat(ctx: Ctx, room: Room, p: Parsed) -> Seat | None:
+    if not p.args:
+        ctx.reply("svc.join.need_name", code=room.game.code)
+        return None
+    me = room.seat_of(ctx.identity.id if ctx.identity else None)
+    try:
+        name = grammar.resolve(p.args[0], room.names(), numbered=me.last_list if me else None)
+    except grammar.Ambiguous as e:
+        ctx.reply("svc.ambiguous", word=e.word, options=render.alternatives(list(e.options), ctx.lang))
+        return None
+    except grammar.NoMatch as e:
+        ctx.reply("svc.no_match", word=e.word)
+        return None
+    return room.seat_named(name)
+
+
+def replace(ctx: Ctx, room: Room, p: Parsed) -> None:
+    if not _host(ctx, room) or not _running(ctx, room):
+        return
+    seat = _target_seat(ctx, room, p)
+    if seat is None:
+        return
+    _unseat(ctx, room, seat, "open")
+    room.log("host", "replace", {"name": seat.name})
+    ctx.reply("svc.replace.opened", name=seat.name, code=room.game.code)
+
+
+def _unseat(ctx: Ctx, room: Room, seat: Seat, status: str) -> None:
+    old = ctx.session.get(Identity, seat.identity_id) if seat.identity_id is not None else None
+    if old is not None and old.id != (ctx.identity.id if ctx.identity else None):
+        ctx.send(old, "svc.replaced", t(old.language, "svc.replaced", code=room.game.code),
+                 f"g{room.id}:x{seat.id}:{room.game.version}:i{old.id}", game_id=room.id)
+    seat.identity_id, seat.status, seat.cohost = None, status, False
+    ctx.session.add(seat)
+
+
+def remove(ctx: Ctx, room: Room, p: Parsed) -> None:
+    if not _host(ctx, room):
+        return
+    seat = _target_seat(ctx, room, p)
+    if seat is None:
+        return
+    if room.game.status == "lobby":
+        room.broadcast("svc.left", {"name": seat.name}, kind="lobby")
+        room.seats.remove(seat)
+        ctx.session.delete(seat)
+        return
+    if not _running(ctx, room):
+        return
+    _unseat(ctx, room, seat, "vacant")
+    room.broadcast("svc.removed", {"name": seat.name}, kind="host")
+
+
+def cohost(ctx: Ctx, room: Room, p: Parsed) -> None:
+    if not _host(ctx, room):
+        return
+    seat = _target_seat(ctx, room, p)
+    if seat is None or seat.status != "joined":
+        return
+    seat.cohost = True
+    ctx.session.add(seat)
+    room.broadcast("svc.cohost.ok", {"name": seat.name}, kind="host")
+
+
+def end(ctx: Ctx, room: Room, p: Parsed) -> None:
+    if not _host(ctx, room):
+        return
+    game = room.game
+    if game.status not in ("lobby", "running"):
+        return ctx.reply("svc.not_running", code=game.code)
+    if not p.args or grammar.parse_yes_no(p.args[0]) is not True:
+        return ctx.reply("svc.end.confirm", code=game.code)
+    if game.status == "lobby" or room.state is None:
+        room.broadcast("svc.ended_lobby", {}, kind="host")
+    else:
+        roles = engine.moderator_view(room.state)["roles"]
+        seq = room.log("host", "end", {"roles": roles})
+        for person in [p for _, p in room.seated()] + room.moderators():
+            line = render.roles_line(roles, {}, person.language)
+            ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
+                     f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+        room.flush_digests()
+        room.reveal_nights()
+    game.status, game.deadline, game.paused = "ended", None, False
+
+
+def open_seats(room: Room) -> list[Seat]:
+    return [s for s in room.seats if s.status == "open"]
+
+

@@ -1,0 +1,96 @@
+"""Message catalogs (gettext, via Babel): every text a player reads, in English, Italian and
+Spanish, keyed by the engine's event keys (``night.dawn``) and the service's (``svc.help.now``).
+
+The ``.po`` files are the source; they are compiled in memory on first use, so a fresh
+clone needs no build step.
+"""
+
+from __future__ import annotations
+
+import io
+import string
+import unicodedata
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from babel.dates import format_datetime
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+LANGUAGES = ("en", "it", "es")
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+
+@cache
+def translations(lang: str) -> Translations:
+    if lang not in LANGUAGES:
+        lang = "en"
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(fp=buf, domain="messages")
+
+
+class _Lenient(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def has(lang: str, key: str) -> bool:
+    return translations(lang).gettext(key) != key
+
+
+def t(lang: str, key: str, /, **data: Any) -> str:
+    """The text for ``key`` in ``lang`` (English if the language lacks it), filled with ``data``."""
+    template = translations(lang).gettext(key)
+    if template == key and lang != "en":
+        template = translations("en").gettext(key)
+    return string.Formatter().vformat(template, (), _Lenient(data)) if data else template
+
+
+def role_name(lang: str, role: str) -> str:
+    key = f"role.{role}"
+    return t(lang, key) if has("en", key) else role.replace("_", " ").title()
+
+
+def deadline_text(when: datetime | None, tz: str, lang: str) -> str:
+    if when is None:
+        return t(lang, "svc.no_deadline")
+    return format_datetime(when, "EEE d MMM HH:mm", tzinfo=ZoneInfo(tz), locale=lang)
+
+
+# -- SMS ---------------------------------------------------------------------------------------------
+GSM7 = set(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
+    "abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+GSM7_EXT = set("^{}\\[~]|€")
+_REPLACE = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "«": '"', "»": '"',
+            "\u00a0": " ", "→": "->", "×": "x", "È": "E'"}
+
+
+def is_gsm7(text: str) -> bool:
+    return all(c in GSM7 or c in GSM7_EXT for c in text)
+
+
+def gsm7(text: str) -> str:
+    """Keep an SMS in GSM-7 (160 characters a segment instead of 70): letters outside the
+    alphabet lose their accents (Spanish á í ó ú), typographic marks become plain ones."""
+    out = []
+    for c in text:
+        if c in GSM7 or c in GSM7_EXT:
+            out.append(c)
+            continue
+        c = _REPLACE.get(c, c)
+        if all(x in GSM7 or x in GSM7_EXT for x in c):
+            out.append(c)
+            continue
+        base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
+        out.append(base if base and all(x in GSM7 for x in base) else "?")
+    return "".join(out)

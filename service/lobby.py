@@ -1,0 +1,245 @@
+"""Creating a game, joining it, leaving it, starting it; listing games and players.
+
+Deck choice for ``tabula``: the host names the special characters (``deck seer medium``)
+or a theme; the bot adds the Werewolves (two, three from 16 players) unless named, and
+fills with Villagers. Seating is shuffled at start (from the game's stored seed) unless
+the host said ``shuffle off``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import select
+
+import engine
+from engine import GameConfig, InvalidSetup, RuleSet
+from engine.rng import rng
+
+from . import grammar, render
+from .context import Ctx
+from .errors import error_text
+from .grammar import Parsed, fold
+from .i18n import LANGUAGES, role_name, t
+from .models import Game, Seat
+from .room import Room
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+MAX_NAME = 20
+OPTION_WORDS = {
+    "theme": ("theme", "tema"), "deck": ("deck", "mazzo", "mazo", "cards", "carte", "cartas"),
+    "night": ("night", "notte", "noche"), "nominations": ("day", "nominations", "giorno", "dia", "votazione"),
+    "ballot": ("ballot", "ballottaggio", "desempate"), "tz": ("tz", "timezone", "fuso", "zona"),
+    "lang": ("lang", "language", "lingua", "idioma"), "shuffle": ("shuffle", "mescola", "barajar"),
+}
+OPTION_INDEX = {fold(w): k for k, ws in OPTION_WORDS.items() for w in ws}
+
+
+def role_key(word: str) -> str | None:
+    """A character by its record name or its name in any of the three languages."""
+    key = fold(word).replace("-", "_").replace(" ", "_")
+    for role in engine.Role:
+        local = (fold(role_name(lang, role.value)).replace(" ", "_").replace("-", "_") for lang in LANGUAGES)
+        if key == role.value or key in local:
+            return role.value
+    return None
+
+
+def new(ctx: Ctx, p: Parsed) -> None:
+    assert ctx.identity is not None
+    cfg = ctx.svc.settings
+    rules, setup, options = RuleSet.TABULA.value, {}, {}  # type: tuple[str, dict[str, Any], dict[str, Any]]
+    tz, lang, words, i = cfg.DEFAULT_TIMEZONE, ctx.lang, list(p.args), 0
+    while i < len(words):
+        w, key = words[i], OPTION_INDEX.get(fold(words[i]))
+        arg = words[i + 1] if i + 1 < len(words) else ""
+        if fold(w) in {r.value for r in RuleSet}:
+            rules, i = fold(w), i + 1
+            continue
+        if key is None or not arg:
+            return ctx.reply("svc.new.bad", word=w)
+        if key == "deck":
+            cards, i = [], i + 1
+            while i < len(words) and fold(words[i]) not in OPTION_INDEX:
+                for item in words[i].split(","):
+                    if item and role_key(item) is None:
+                        return ctx.reply("svc.new.bad", word=item)
+                    if item:
+                        cards.append(role_key(item))
+                i += 1
+            setup["specials"] = cards
+            continue
+        i += 2
+        if key == "theme":
+            setup["theme"] = arg
+        elif key in ("night", "nominations", "ballot"):
+            at = grammar.parse_time(arg)
+            minutes = grammar.parse_duration(arg)
+            if at is not None:
+                options[f"{key}_at"] = at
+            elif minutes is not None:
+                options[f"{key}_minutes"] = minutes
+            else:
+                return ctx.reply("svc.new.bad", word=arg)
+        elif key == "tz":
+            try:
+                ZoneInfo(arg)
+            except (ZoneInfoNotFoundError, ValueError):
+                return ctx.reply("svc.new.bad", word=arg)
+            tz = arg
+        elif key == "lang":
+            if (code := grammar.parse_lang(arg)) is None:
+                return ctx.reply("svc.new.bad", word=arg)
+            lang = code
+        elif key == "shuffle":
+            if (yes := grammar.parse_yes_no(arg)) is None:
+                return ctx.reply("svc.new.bad", word=arg)
+            options["shuffle"] = yes
+    code = _fresh_code(ctx)
+    if ctx.newcomer:
+        ctx.identity.language = lang
+    game = Game(code=code, rules=rules, setup=setup, options=options, timezone=tz, language=lang,
+                seed=secrets.randbits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+    ctx.session.add(game)
+    ctx.session.flush()
+    ctx.identity.current_game_id = game.id
+    ctx.reply("svc.created", code=code, rules=rules, tz=tz)
+
+
+def _fresh_code(ctx: Ctx) -> str:
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(4))
+        if ctx.session.exec(select(Game).where(Game.code == code)).first() is None:
+            return code
+
+
+def valid_name(name: str) -> bool:
+    return (0 < len(name) <= MAX_NAME and not name.isdigit() and not any(c in name for c in "#:")
+            and not any(c.isspace() for c in name) and name.isprintable())
+
+
+def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
+    assert ctx.identity is not None
+    if room is None:
+        return ctx.reply("svc.join.how")
+    game, me = room.game, ctx.identity
+    if ctx.newcomer:
+        me.language = game.language
+    mine = room.seat_of(me.id)
+    if mine is not None:
+        return ctx.reply("svc.join.already", code=game.code, name=mine.name)
+    if game.status == "running":
+        return take_open_seat(ctx, room)
+    if game.status != "lobby":
+        return ctx.reply("svc.join.running", code=game.code)
+    name = p.args[1] if len(p.args) > 1 else (me.display_name or "").strip()
+    if len(p.args) > 2 or not name:
+        return ctx.reply("svc.join.need_name", code=game.code)
+    if not valid_name(name):
+        return ctx.reply("svc.join.bad_name")
+    if any(fold(s.name) == fold(name) for s in room.seats):
+        return ctx.reply("svc.join.name_taken", name=name, code=game.code)
+    seat = Seat(game_id=room.id, identity_id=me.id, name=name, joined_at=ctx.now,
+                position=max((s.position for s in room.seats), default=0) + 1)
+    ctx.session.add(seat)
+    room.seats.append(seat)
+    room.people[me.id or 0] = me
+    me.current_game_id = room.id
+    room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
+
+
+def take_open_seat(ctx: Ctx, room: Room) -> None:
+    """A substitute takes over a seat a host opened: the character and its secrets go with it."""
+    assert ctx.identity is not None and room.state is not None
+    seat = next((s for s in room.seats if s.status == "open"), None)
+    if seat is None:
+        return ctx.reply("svc.no_seat_open", code=room.game.code)
+    seat.identity_id, seat.status, seat.cohost = ctx.identity.id, "joined", False
+    ctx.session.add(seat)
+    room.people[ctx.identity.id or 0] = ctx.identity
+    ctx.identity.current_game_id = room.id
+    room.broadcast("svc.substituted", {"name": seat.name}, kind="host", exclude=[ctx.identity.id or 0])
+    ctx.reply("svc.substitute.welcome", code=room.game.code, name=seat.name)
+    reader = room.reader(ctx.identity, seat)
+    view = engine.view(room.state, seat.name)
+    ctx.reply_text("svc.role", render.role_text(view, reader, room.info()), room.id)
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+    if actions:
+        listed, seat.last_list = render.options(actions, ctx.lang)
+        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id)
+
+
+def leave(ctx: Ctx, room: Room) -> None:
+    seat = room.seat_of(ctx.identity.id if ctx.identity else None)
+    if seat is None:
+        return ctx.reply("svc.not_member", code=room.game.code)
+    if room.game.status != "lobby":
+        return ctx.reply("svc.leave.running")
+    room.broadcast("svc.left", {"name": seat.name}, kind="lobby")
+    room.seats.remove(seat)
+    ctx.session.delete(seat)
+
+
+def build_deck(setup: dict[str, Any], n: int) -> list[str] | None:
+    specials = list(setup.get("specials") or [])
+    if not specials:
+        return None
+    wolves = [] if "werewolf" in specials else ["werewolf"] * (3 if n >= 16 else 2)
+    cards = wolves + specials
+    return cards + ["villager"] * max(0, n - len(cards))
+
+
+def start(ctx: Ctx, room: Room) -> None:
+    game = room.game
+    if not room.is_host(ctx.identity.id if ctx.identity else None):
+        return ctx.reply("svc.not_host")
+    if game.status != "lobby":
+        return ctx.reply("svc.join.running", code=game.code)
+    players = [s.name for s in room.seats]
+    if game.options.get("shuffle", True):
+        rng(game.seed, "seating").shuffle(players)
+    setup = game.setup
+    deck = build_deck(setup, len(players)) if game.rules == RuleSet.TABULA.value else None
+    config = GameConfig(RuleSet(game.rules), tuple(players), deck=tuple(deck) if deck else None,
+                        theme=setup.get("theme"), options=dict(setup.get("options", {})))
+    try:
+        state, events = engine.new_game(config, game.seed)
+    except InvalidSetup as e:
+        return ctx.reply("svc.start.bad", reason=error_text(ctx.lang, e))
+    for seat in room.seats:
+        seat.position = players.index(seat.name) + 1
+        ctx.session.add(seat)
+    room.seats.sort(key=lambda s: s.position)
+    game.status = "running"
+    game.setup = {**setup, "players": players, "deck": deck}
+    room.log("host", "start", {"players": players})
+    room.advance(state, events, None)
+
+
+def players(ctx: Ctx, room: Room) -> None:
+    names = room.names()
+    seat = room.seat_of(ctx.identity.id if ctx.identity else None)
+    if seat is not None:
+        seat.last_list = names
+        ctx.session.add(seat)
+    alive = set(engine.public_view(room.state)["alive"]) if room.state is not None else set(names)
+    listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
+    ctx.reply("svc.players", players=listed)
+
+
+def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:
+    if not rows:
+        return ctx.reply("svc.games.none")
+    listed = ", ".join(f"#{g.code} ({t(ctx.lang, 'phase.name.' + _phase(g))}{', ' + n if n else ''})"
+                       for g, n in rows)
+    ctx.reply("svc.games", games=listed)
+
+
+def _phase(game: Game) -> str:
+    if game.status == "lobby":
+        return "lobby"
+    if game.status in ("over", "ended") or game.state is None:
+        return "over"
+    return str(engine.from_json(game.state).phase.value)

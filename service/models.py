@@ -1,0 +1,148 @@
+"""The tables. Every model is imported here so that ``SQLModel.metadata`` (the migrations'
+target) knows them all.
+
+Times are aware and stored in UTC (SQLModel's UTCDateTime); a game's own time zone is used
+only to show deadlines to people.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Identity(SQLModel, table=True):
+    """Someone we can reach: a channel and an address on it (a Telegram chat, a phone number)."""
+
+    __tablename__ = "identities"
+    __table_args__ = (UniqueConstraint("channel", "address", name="uq_identity_channel_address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    channel: str = Field(max_length=16)
+    address: str = Field(max_length=128)
+    display_name: str | None = Field(default=None, max_length=64)
+    language: str = Field(default="en", max_length=8)
+    opted_out: bool = False
+    """Said STOP (or blocked the bot): nothing is sent until he writes again."""
+    unreachable: bool = False
+    """The channel refused delivery for good (the worker sets it)."""
+    digest: bool = False
+    """Takes the town square as one digest per phase instead of message by message."""
+    current_game_id: int | None = Field(default=None)
+    """The game he addressed last: the default when he is in several."""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "games"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(max_length=8, unique=True, index=True)
+    rules: str = Field(default="tabula", max_length=16)
+    status: str = Field(default="lobby", max_length=16, index=True)
+    """lobby, running, over (ended by the rules) or ended (by a host)."""
+    setup: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """How to build the deck: ``theme`` or ``deck`` (role names); else the default deck."""
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """Engine options plus the service's: phase lengths in minutes, shuffle, early close."""
+    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    """The engine state as JSON (None in the lobby)."""
+    phase_no: int = 0
+    deadline: datetime | None = Field(default=None, index=True)
+    paused: bool = False
+    paused_remaining: int | None = None
+    """Seconds that were left on the clock when the game was paused."""
+    timezone: str = Field(default="Europe/Rome", max_length=64)
+    language: str = Field(default="en", max_length=8)
+    seed: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    host_id: int | None = Field(default=None, foreign_key="identities.id")
+    version: int = 0
+    """Bumped by every write: a compare-and-set guard beside the row lock."""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Seat(SQLModel, table=True):
+    """A player's place in a game: his game name, and who sits in it now."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "name", name="uq_seat_game_name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    identity_id: int | None = Field(default=None, foreign_key="identities.id", index=True)
+    name: str = Field(max_length=32)
+    """The name the engine knows; it stays when a substitute takes the seat over."""
+    position: int = 0
+    status: str = Field(default="joined", max_length=16)
+    """joined; open (waiting for a substitute); vacant (removed by a host)."""
+    cohost: bool = False
+    last_list: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """The numbered names he was last sent, so that ``vote 3`` means the third."""
+    joined_at: datetime = Field(default_factory=utcnow)
+
+
+class GameEvent(SQLModel, table=True):
+    """The append-only log of a game: engine events, the moves that caused them, host acts."""
+
+    __tablename__ = "game_events"
+    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_event_game_seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    seq: int
+    phase_no: int = 0
+    kind: str = Field(max_length=8)
+    """event (from the engine), move (a record line), host (a host's act)."""
+    key: str = Field(max_length=64)
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    audience: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    channel: str | None = Field(default=None, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Inbound(SQLModel, table=True):
+    """Every message received, once: a repeat delivery of the same external id is dropped."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (UniqueConstraint("channel", "external_id", name="uq_inbound_channel_external"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    channel: str = Field(max_length=16)
+    external_id: str = Field(max_length=128)
+    identity_id: int | None = Field(default=None, foreign_key="identities.id")
+    game_id: int | None = None
+    text: str = Field(default="", sa_column=Column(Text, nullable=False))
+    received_at: datetime = Field(default_factory=utcnow)
+
+
+class Outbox(SQLModel, table=True):
+    """A message to send, written in the same transaction as what caused it; the worker sends it."""
+
+    __tablename__ = "outbox"
+
+    id: int | None = Field(default=None, primary_key=True)
+    identity_id: int = Field(foreign_key="identities.id", index=True)
+    channel: str = Field(max_length=16)
+    game_id: int | None = Field(default=None, index=True)
+    key: str = Field(max_length=64)
+    """The message key it was rendered from (for tests, metrics and the digest)."""
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    status: str = Field(default="pending", max_length=16, index=True)
+    """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest)."""
+    attempts: int = 0
+    not_before: datetime = Field(default_factory=utcnow, index=True)
+    dedup_key: str = Field(max_length=128, unique=True)
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: datetime | None = None
+
+
+ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox)

@@ -1,0 +1,200 @@
+"""What players do in a game: moves, help, status, role, the record, and talk."""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+
+import engine
+from engine import Action, IllegalAction, Phase, Verb
+from engine.record import GameRecord, Move
+from engine.types import NO_TARGET_VERBS
+
+from . import grammar, render
+from .context import Ctx
+from .errors import error_text
+from .grammar import Parsed
+from .i18n import deadline_text, t
+from .models import GameEvent
+from .room import Room
+
+#: The private channels that talk at night, by the fact that tells their members.
+NIGHT_CHANNELS = {"werewolf.pack": "werewolves", "mythomaniac.joined_pack": "werewolves",
+                  "freemason.lodge": "freemasons"}
+
+
+def _me(ctx: Ctx) -> int | None:
+    return ctx.identity.id if ctx.identity else None
+
+
+def move(ctx: Ctx, room: Room, p: Parsed) -> None:
+    game, state = room.game, room.state
+    if game.status != "running" or state is None:
+        return ctx.reply("svc.not_running", code=game.code)
+    if game.paused:
+        return ctx.reply("svc.is_paused", code=game.code)
+    seat = room.seat_of(_me(ctx))
+    if seat is None:
+        return ctx.reply("svc.not_seated")
+    verb = Verb(str(p.verb))
+    legal = [a for a in engine.legal_actions(state, seat.name) if a.verb is verb]
+    targets = [a.target for a in legal if a.target is not None]
+    target: str | None = None
+    if verb in NO_TARGET_VERBS or (legal and not targets):
+        target = None
+    elif not p.args:
+        if targets:
+            listed, seat.last_list = render.options([a.text() for a in legal], ctx.lang)
+            ctx.session.add(seat)
+            ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id)
+        return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
+    else:
+        if len(p.args) > 1:
+            return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
+        try:
+            target = grammar.resolve(p.args[0], targets, room.names(), seat.last_list)
+        except grammar.Ambiguous as e:
+            options = render.alternatives(list(e.options), ctx.lang)
+            return ctx.reply("svc.ambiguous", word=e.word, options=options)
+        except grammar.NoMatch as e:
+            return ctx.reply("svc.no_match", word=e.word)
+    action = Action(seat.name, verb, target)
+    try:
+        new, events = engine.apply(state, action)
+    except IllegalAction as e:
+        return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
+    room.advance(new, events, (seat.name, action.text()))
+
+
+def help_(ctx: Ctx, room: Room) -> None:
+    game, lang, me = room.game, ctx.lang, _me(ctx)
+    if game.status == "lobby":
+        ctx.reply("svc.help.lobby", code=game.code, count=len(room.seats))
+        if room.is_host(me):
+            ctx.reply("svc.help.host_lobby")
+        return
+    if game.status != "running" or room.state is None:
+        return ctx.reply("svc.help.over", code=game.code)
+    phase, number = render.phase_label(engine.public_view(room.state), lang)
+    when = dict(code=game.code, phase=phase + number, tz=game.timezone,
+                deadline=deadline_text(room.info().deadline, game.timezone, lang))
+    seat = room.seat_of(me)
+    if room.is_moderator(me):
+        ctx.reply("svc.help.moderator", code=game.code)
+    elif seat is not None:
+        actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+        if actions:
+            listed, seat.last_list = render.options(actions, lang)
+            ctx.session.add(seat)
+            ctx.reply("svc.help.now", actions=listed, **when)
+        else:
+            ctx.reply("svc.help.nothing", **when)
+    if room.is_host(me):
+        ctx.reply("svc.help.host")
+
+
+def status(ctx: Ctx, room: Room) -> None:
+    game = room.game
+    if game.status == "lobby" or room.state is None:
+        return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
+    reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)))
+    pv = engine.public_view(room.state)
+    if game.status == "ended":  # ended by a host: no winner, every card shown
+        roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
+        return ctx.reply("svc.ended", code=game.code, roles=roles)
+    mod = engine.moderator_view(room.state) if reader.moderator else None
+    ctx.reply_text("svc.status", render.status_text(pv, reader, room.info(), game.paused, mod), room.id)
+
+
+def role(ctx: Ctx, room: Room) -> None:
+    seat = room.seat_of(_me(ctx))
+    if room.state is None or seat is None:
+        return ctx.reply("svc.role.none")
+    view = engine.view(room.state, seat.name)
+    assert ctx.identity is not None
+    ctx.reply_text("svc.role", render.role_text(view, room.reader(ctx.identity, seat), room.info()), room.id)
+
+
+def record(ctx: Ctx, room: Room) -> None:
+    """The game record (YAML, moves in English): only once the game is over, since it holds
+    the seed, and so every card, and every night's choices."""
+    game = room.game
+    if game.status not in ("over", "ended") and not room.is_moderator(_me(ctx)):
+        return ctx.reply("svc.record.not_yet")
+    ctx.reply_text("svc.record", export(ctx, room).dumps(), room.id)
+
+
+def export(ctx: Ctx, room: Room) -> GameRecord:
+    game = room.game
+    rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
+                            .order_by(col(GameEvent.seq)))
+    moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]
+    setup = game.setup
+    players = list(setup.get("players", []))
+    return GameRecord(rules=engine.RuleSet(game.rules), seed=game.seed, players=players,
+                      theme=setup.get("theme"), deck=setup.get("deck"),
+                      options=dict(setup.get("options", {})), moves=moves)
+
+
+def lang(ctx: Ctx, p: Parsed) -> None:
+    assert ctx.identity is not None
+    code = grammar.parse_lang(p.args[0]) if p.args else None
+    if code is None:
+        return ctx.reply("svc.lang.bad")
+    ctx.identity.language = code
+    ctx.reply("svc.lang.set")
+
+
+def digest(ctx: Ctx, p: Parsed) -> None:
+    assert ctx.identity is not None
+    on = grammar.parse_yes_no(p.args[0]) if p.args else not ctx.identity.digest
+    if on is None:
+        return ctx.reply("svc.digest.on" if ctx.identity.digest else "svc.digest.off")
+    ctx.identity.digest = on
+    ctx.reply("svc.digest.on" if on else "svc.digest.off")
+
+
+def talk(ctx: Ctx, room: Room, text: str) -> None:
+    """The town square by day (and in the lobby, and after the end); the pack's or the
+    lodge's channel at night. Ghosts are not relayed: the rulebooks forbid them to speak."""
+    text = " ".join(text.split())
+    if not text:
+        return ctx.reply("svc.talk.empty")
+    me, game, state = _me(ctx), room.game, room.state
+    seat = room.seat_of(me)
+    name = seat.name if seat else "(moderator)"
+    if room.is_moderator(me) or game.status != "running" or state is None:
+        room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
+        return
+    if seat is None:
+        return ctx.reply("svc.not_seated")
+    pv = engine.public_view(state)
+    if seat.name not in pv["alive"]:
+        return ctx.reply("svc.talk.ghost")
+    if state.phase is not Phase.NIGHT:
+        room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
+        return
+    channel, members = night_channel(state, seat.name)
+    living = [m for m in members if m in pv["alive"] and m != seat.name]
+    if channel is None or not living:
+        return ctx.reply("svc.talk.night")
+    seq = room.log("talk", "svc.talk.channel", {"name": name, "text": text}, [seat.name, *living], channel)
+    for other, person in room.seated():
+        if other.name in living:
+            label = t(person.language, f"channel.{channel}")
+            ctx.send(person, "svc.talk.channel",
+                     t(person.language, "svc.talk.channel", channel=label, name=name, text=text),
+                     f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+    for mod in room.moderators():
+        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=channel, name=name,
+                                            text=text), f"g{room.id}:e{seq}:i{mod.id}", game_id=room.id)
+
+
+def night_channel(state: engine.GameState, player: str) -> tuple[str | None, list[str]]:
+    """The player's night channel and its members, as he was told them (from his own view)."""
+    channel, members = None, []
+    for fact in engine.view(state, player)["knowledge"]:
+        if fact.get("key") in NIGHT_CHANNELS:
+            channel, members = NIGHT_CHANNELS[fact["key"]], list(fact.get("members", []))
+    return channel, members
+
+

@@ -1,0 +1,249 @@
+"""Turning engine events and views into texts, per reader and language. Pure functions.
+
+A text is only ever built from an event its reader is in the audience of, or from his own
+view (``engine.view``): nothing here reads the state's secrets, so nothing here can leak
+one. The moderator (a host who does not play) reads everything, marked with its audience.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .i18n import deadline_text, has, role_name, t
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads: a player by his game name, or the moderator (name None)."""
+
+    name: str | None
+    lang: str
+    moderator: bool = False
+
+
+@dataclass(frozen=True)
+class Info:
+    """What texts need to know about the game besides the event."""
+
+    code: str
+    tz: str
+    deadline: datetime | None
+
+
+def reads(audience: Sequence[str] | None, player: str) -> bool:
+    """Whether a player is in an event's audience: the one test every outbound text passes."""
+    return audience is None or player in audience
+
+
+def names(items: Sequence[Any], lang: str) -> str:
+    return ", ".join(str(i) for i in items) if items else t(lang, "svc.none")
+
+
+def alternatives(items: Sequence[str], lang: str) -> str:
+    return t(lang, "svc.or").join(items)
+
+
+def counts(pairs: Sequence[Sequence[Any]] | Mapping[str, Any]) -> str:
+    items = pairs.items() if isinstance(pairs, Mapping) else pairs
+    return ", ".join(f"{p} {n}" for p, n in items)
+
+
+def verb_word(lang: str, verb: str) -> str:
+    return t(lang, f"verb.{verb}") if has("en", f"verb.{verb}") else verb
+
+
+def roles_line(roles: Mapping[str, str], became: Mapping[str, str], lang: str) -> str:
+    out = []
+    for p, r in roles.items():
+        card = role_name(lang, r) if has("en", f"role.{r}") else r
+        if p in became:
+            card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
+        out.append(f"{p} ({card})")
+    return ", ".join(out)
+
+
+def deck_line(deck: Mapping[str, int], lang: str) -> str:
+    return ", ".join(f"{role_name(lang, r)} ({n})" for r, n in deck.items())
+
+
+def role_help(lang: str, role: str) -> str:
+    key = f"rolehelp.{role}"
+    return t(lang, key) if has("en", key) else t(lang, "rolehelp.default")
+
+
+#: Looks: what a look showed chooses the text (Were or not; in ``aura`` the Aura, the card, or a tile).
+LOOKS = frozenset({"seer.result", "fortune_teller.result", "darius.result", "hamlet.peek"})
+
+
+def look_variant(data: Mapping[str, Any]) -> str:
+    if data.get("blocked"):
+        return "blocked"
+    if data.get("aura"):
+        return "aura"
+    if data.get("role"):
+        return "role"
+    return "were" if data.get("were") else "not"
+
+
+def localized(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """Data values as a reader reads them: cards, Auras and sides named in his language, lists joined."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if k in ("role", "card", "left", "right") and isinstance(v, str):
+            out[k] = role_name(lang, v)
+        elif k == "aura" and isinstance(v, str):
+            out[k] = t(lang, f"aura.{v}") if has("en", f"aura.{v}") else v
+        elif k == "chest" and isinstance(v, str):
+            out[k] = t(lang, f"side.{v}") if has("en", f"side.{v}") else v
+        elif isinstance(v, list | tuple) and all(isinstance(x, str | int) for x in v):
+            out[k] = names(list(v), lang)
+        elif v is None:
+            out[k] = t(lang, "svc.none")
+        else:
+            out[k] = v
+    return out
+
+
+def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) -> str:
+    """One event (or one remembered fact) as ``reader`` reads it."""
+    lang = reader.lang
+    d: dict[str, Any] = localized(data, lang)
+    d.setdefault("code", info.code)
+    d["deadline"] = deadline_text(info.deadline, info.tz, lang)
+    msg = key
+    if key == "game.started":
+        d["count"] = len(data.get("players", ()))
+        d["deck"] = deck_line(data.get("deck", {}), lang)
+        d["seating"] = ", ".join(f"{i} {p}" for i, p in enumerate(data.get("players", ()), start=1))
+    elif key == "role.dealt":
+        d["role_help"] = role_help(lang, str(data.get("role")))
+    elif key in ("night.choice", "day.choice"):
+        msg = f"{key}.self" if data.get("actor", reader.name) == reader.name else f"{key}.other"
+        d["verb"] = verb_word(lang, str(data.get("verb")))
+        d["target"] = data.get("target") or ""
+    elif key == "night.dawn":
+        msg = "night.dawn.some" if data.get("dead") else "night.dawn.none"
+    elif key in ("day.vote", "day.suspects"):
+        if "tally" in data:
+            d["tally"] = counts(data.get("tally", ()))
+        else:  # the event says what changed; the running tally is in the public view
+            d["tally"] = f"{data.get('target')} {data.get('votes', '')}".strip()
+    elif key == "phase.ballot":
+        d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
+    elif key == "day.ballots":
+        ballots = {v: f"-> {tg}" for v, tg in data.get("ballots", {}).items()}
+        d["ballots"] = counts(ballots) or t(lang, "svc.none")
+        d["counts"] = counts(data.get("counts", {}))
+    elif key == "game.over":
+        return game_over(data, lang)
+    elif key in LOOKS:
+        variant = look_variant(data)
+        msg = f"{key}.{variant}" if has("en", f"{key}.{variant}") else f"look.{variant}"
+    elif key == "medium.result":
+        msg = "medium.result.were" if data.get("were") else "medium.result.not"
+    elif key == "thief.result":
+        msg = "thief.result.chest" if data.get("chest") else "thief.result.nochest"
+    elif key == "standing.reveal":
+        msg = "standing.reveal.on" if data.get("on") else "standing.reveal.off"
+    elif key == "hamlet.skull_passed" and data.get("random"):
+        msg = "hamlet.skull_passed.random"
+    elif key == "miss_purple.aura" and data.get("aura") is None:
+        msg = "miss_purple.aura.none"
+    if not has("en", msg):
+        raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
+        return t(lang, "event.unknown", key=key, data=raw)
+    return t(lang, msg, **d)
+
+
+def game_over(data: Mapping[str, Any], lang: str) -> str:
+    reason = str(data.get("reason"))
+    roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
+             for p, r in data.get("roles", {}).items()}
+    text = t(lang, "game.over", team=t(lang, f"team.{data.get('team')}"),
+             reason=t(lang, reason) if has("en", reason) else reason,
+             winners=names(data.get("winners", ()), lang), roles=roles_line(roles, data.get("became", {}), lang))
+    if data.get("scores"):
+        text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
+    return text
+
+
+def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None, reader: Reader,
+               info: Info) -> str:
+    text = event_text(key, data, reader, info)
+    if reader.moderator and audience is not None:
+        return t(reader.lang, "svc.mod.private", to=", ".join(audience), text=text)
+    return text
+
+
+# -- replies built from views ----------------------------------------------------------------------
+def options(actions: Sequence[str], lang: str) -> tuple[str, list[str]]:
+    """What a player may do now, with the numbered list he may answer with (``vote 2``)."""
+    by_verb: dict[str, list[str]] = {}
+    numbered: list[str] = []
+    for a in actions:
+        verb, _, target = a.partition(" ")
+        by_verb.setdefault(verb, [])
+        if target:
+            by_verb[verb].append(target)
+            if target not in numbered:
+                numbered.append(target)
+    parts = []
+    for verb, targets in by_verb.items():
+        word = verb_word(lang, verb)
+        listed = ", ".join(f"{numbered.index(x) + 1} {x}" for x in targets)
+        parts.append(f"{word} {listed}" if listed else word)
+    return "; ".join(parts), numbered
+
+
+def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:
+    phase = str(pv.get("phase"))
+    n = pv.get("night") if phase == "night" else pv.get("day")
+    number = t(lang, "svc.night_n", n=n) if phase in ("night", "nominations", "ballot") else ""
+    return t(lang, f"phase.name.{phase}"), number
+
+
+def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
+                moderator_view: Mapping[str, Any] | None = None) -> str:
+    lang = reader.lang
+    if pv.get("status") == "over":
+        lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
+                   winners=names(pv.get("winners", ()), lang)),
+                 t(lang, "svc.status.roles", roles=roles_line(pv.get("roles", {}), {}, lang))]
+        return "\n".join(lines)
+    phase, number = phase_label(pv, lang)
+    deadline = None if paused else info.deadline
+    lines = [t(lang, "svc.status", code=info.code, phase=phase, number=number,
+               deadline=deadline_text(deadline, info.tz, lang), alive=names(pv.get("alive", ()), lang),
+               dead=names(pv.get("dead", ()), lang))]
+    if pv.get("tally"):
+        lines.append(t(lang, "svc.status.tally", tally=counts(pv["tally"])))
+    if pv.get("suspects"):
+        lines.append(t(lang, "svc.status.suspects", suspects=names(pv["suspects"], lang)))
+    if moderator_view is not None:
+        lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
+        chosen = "; ".join(f"{slot}: {v} {tg or ''}".strip() for slot, (v, tg) in
+                           moderator_view.get("choices", {}).items())
+        if chosen:
+            lines.append(t(lang, "svc.status.choices", choices=chosen))
+    return "\n".join(lines)
+
+
+def role_text(view: Mapping[str, Any], reader: Reader, info: Info) -> str:
+    lang = reader.lang
+    role = str(view.get("role"))
+    lines = [t(lang, "svc.role", role=role_name(lang, role), role_help=role_help(lang, role))]
+    if view.get("became"):
+        lines.append(role_name(lang, role) + " -> " + role_name(lang, str(view["became"])))
+    if not view.get("alive", True):
+        lines.append(t(lang, "svc.role.ghost"))
+    facts = [f for f in view.get("knowledge", ()) if f.get("key") != "role.dealt"]
+    if facts:
+        lines.append(t(lang, "svc.role.learned"))
+        for f in facts:
+            data = {k: v for k, v in f.items() if k != "key"}
+            lines.append("- " + event_text(str(f["key"]), data, reader, info))
+    return "\n".join(lines)

@@ -1,0 +1,226 @@
+"""A game loaded for one command, under its lock: who sits where, the engine state, and the
+one way anything is said in a game (``broadcast``), which logs it and writes the outbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+import engine
+from engine import Event, GameState, Phase
+
+from . import render
+from .i18n import t
+from .models import Game, GameEvent, Identity, Outbox, Seat
+
+if TYPE_CHECKING:
+    from .context import Ctx
+
+#: Keys that are talk in the town square: held for players who take it as a digest.
+SQUARE_KEYS = frozenset({"svc.talk.relay"})
+
+
+class Room:
+    def __init__(self, ctx: Ctx, game: Game) -> None:
+        assert game.id is not None
+        self.ctx = ctx
+        self.game = game
+        self.id: int = game.id
+        s = ctx.session
+        self.seats: list[Seat] = list(s.exec(select(Seat).where(Seat.game_id == game.id)
+                                             .order_by(col(Seat.position), col(Seat.id))))
+        ids = {x.identity_id for x in self.seats if x.identity_id is not None}
+        if game.host_id is not None:
+            ids.add(game.host_id)
+        self.people: dict[int, Identity] = {
+            i.id: i for i in s.exec(select(Identity).where(col(Identity.id).in_(ids)))
+            if i.id is not None
+        }
+        self.state: GameState | None = engine.from_json(game.state) if game.state else None
+        last = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
+        self._seq: int = last or 0
+
+    # -- who --------------------------------------------------------------------------------------
+    def seat_of(self, identity_id: int | None) -> Seat | None:
+        for seat in self.seats:
+            if identity_id is not None and seat.identity_id == identity_id and seat.status == "joined":
+                return seat
+        return None
+
+    def seat_named(self, name: str) -> Seat | None:
+        for seat in self.seats:
+            if seat.name == name:
+                return seat
+        return None
+
+    def is_host(self, identity_id: int | None) -> bool:
+        if identity_id is None:
+            return False
+        seat = self.seat_of(identity_id)
+        return identity_id == self.game.host_id or (seat is not None and seat.cohost)
+
+    def is_moderator(self, identity_id: int | None) -> bool:
+        """The host who does not play sees everything, as the rulebook's Moderator."""
+        host = self.game.host_id
+        return identity_id is not None and identity_id == host and self.seat_of(identity_id) is None
+
+    def moderators(self) -> list[Identity]:
+        host = self.people.get(self.game.host_id or -1)
+        return [host] if host is not None and self.is_moderator(host.id) else []
+
+    def names(self) -> list[str]:
+        if self.state is not None:
+            return list(self.state.players)
+        return [s.name for s in self.seats]
+
+    def seated(self) -> list[tuple[Seat, Identity]]:
+        return [(s, self.people[s.identity_id]) for s in self.seats
+                if s.status == "joined" and s.identity_id in self.people]
+
+    def info(self) -> render.Info:
+        game = self.game
+        return render.Info(game.code, game.timezone, None if game.paused else game.deadline)
+
+    def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
+        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id))
+
+    # -- saying ------------------------------------------------------------------------------------
+    def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
+            channel: str | None = None) -> int:
+        self._seq += 1
+        self.ctx.session.add(GameEvent(
+            game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind, key=key, data=dict(data),
+            audience=list(audience) if audience else None, channel=channel, created_at=self.ctx.now))
+        return self._seq
+
+    def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
+                 identity: Identity, seat: Seat | None) -> str:
+        reader = self.reader(identity, seat)
+        if key.startswith("svc."):
+            return t(reader.lang, key, code=self.game.code, **data)
+        return render.for_reader(key, data, audience, reader, self.info())
+
+    def broadcast(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
+                  channel: str | None = None, kind: str = "event", exclude: Iterable[int] = ()) -> int:
+        """Log one thing said in the game and write it to everyone in its audience (and the moderator)."""
+        seq = self.log(kind, key, data, audience, channel)
+        skip = set(exclude)
+        for seat, person in self.seated():
+            if person.id in skip or not render.reads(audience, seat.name):
+                continue
+            self.ctx.send(person, key, self.text_for(key, data, audience, person, seat),
+                          f"g{self.id}:e{seq}:i{person.id}", game_id=self.id, hold=key in SQUARE_KEYS)
+        for mod in self.moderators():
+            if mod.id not in skip:
+                self.ctx.send(mod, key, self.text_for(key, data, audience, mod, None),
+                              f"g{self.id}:e{seq}:i{mod.id}", game_id=self.id)
+        return seq
+
+    # -- the engine ----------------------------------------------------------------------------------
+    def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
+        """Save what the engine returned: the state, the record line, the events, the next deadline."""
+        old_phase = self.game.phase_no
+        if move is not None:
+            was = engine.public_view(self.state) if self.state is not None else {}
+            self.log("move", "move", {"actor": move[0], "text": move[1], "phase": was.get("phase"),
+                                      "night": was.get("night")})
+        self.state = new
+        self.game.state = engine.to_json(new)
+        self.game.phase_no = new.phase_no
+        if new.phase is Phase.OVER:
+            self.game.status, self.game.deadline = "over", None
+        elif new.phase_no != old_phase:
+            self.game.deadline = self.next_deadline(new)
+        if new.phase_no != old_phase:
+            self.flush_digests()
+        for e in events:
+            self.broadcast(e.key, dict(e.data), e.to, e.channel)
+        if new.phase_no != old_phase and new.phase is not Phase.OVER:
+            self.prompt()
+        if new.phase is Phase.OVER:
+            self.reveal_nights()
+        self.game.updated_at = self.ctx.now
+
+    def next_deadline(self, state: GameState) -> datetime | None:
+        """The phase's length from now, or the next time of day the host fixed for it (``night 08:00``),
+        at least an hour away, in the game's time zone."""
+        at = self.game.options.get(f"{state.phase.value}_at")
+        if at:
+            hour, minute = (int(x) for x in str(at).split(":"))
+            tz = ZoneInfo(self.game.timezone)
+            local = self.ctx.now.astimezone(tz)
+            when = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+            while when < local + timedelta(hours=1):
+                when = (when + timedelta(days=1)).replace(hour=hour, minute=minute)
+            end = when.astimezone(UTC)
+        else:
+            end = self.ctx.now + timedelta(minutes=self.phase_minutes(state.phase))
+        if self.game.paused:
+            self.game.paused_remaining = int((end - self.ctx.now).total_seconds())
+            return None
+        return end
+
+    def phase_minutes(self, phase: Phase) -> int:
+        cfg = self.ctx.svc.settings
+        default = {Phase.NIGHT: cfg.NIGHT_MINUTES, Phase.NOMINATIONS: cfg.NOMINATIONS_MINUTES,
+                   Phase.BALLOT: cfg.BALLOT_MINUTES}.get(phase, cfg.NIGHT_MINUTES)
+        return int(self.game.options.get(f"{phase.value}_minutes", default))
+
+    def prompt(self) -> None:
+        """At the start of a phase, tell each player who may act what he may choose, numbered."""
+        assert self.state is not None
+        for seat, person in self.seated():
+            actions = [a.text() for a in engine.legal_actions(self.state, seat.name)]
+            if not actions:
+                continue
+            listed, numbered = render.options(actions, person.language)
+            seat.last_list = numbered
+            self.ctx.session.add(seat)
+            self.ctx.send(person, "svc.options", t(person.language, "svc.options", options=listed),
+                          f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id)
+
+    def reveal_nights(self) -> None:
+        """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
+        s = self.ctx.session
+        rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
+                      .order_by(col(GameEvent.seq))).all()
+        nights: dict[int, list[tuple[str, str]]] = {}
+        for r in rows:
+            if r.data.get("phase") == "night" and r.data.get("actor"):
+                nights.setdefault(int(r.data.get("night") or 0), []).append((r.data["actor"], r.data["text"]))
+        if not nights:
+            return
+        seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
+        for _, person in self.seated() + [(None, m) for m in self.moderators()]:
+            lang = person.language
+            parts = []
+            for n, moves in sorted(nights.items()):
+                said = ", ".join(f"{a} {render.verb_word(lang, v)} {rest}".strip()
+                                 for a, (v, _, rest) in ((a, txt.partition(" ")) for a, txt in moves))
+                parts.append(t(lang, "svc.reveal.night", n=n, moves=said))
+            self.ctx.send(person, "svc.reveal", t(lang, "svc.reveal", nights="; ".join(parts)),
+                          f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
+
+    def flush_digests(self) -> None:
+        """Merge the square talk held for digest readers into one message each."""
+        s = self.ctx.session
+        held = list(s.exec(select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held")
+                           .order_by(col(Outbox.id))))
+        by_person: dict[int, list[Outbox]] = {}
+        for row in held:
+            by_person.setdefault(row.identity_id, []).append(row)
+        for pid, rows in by_person.items():
+            person = self.people.get(pid) or s.get(Identity, pid)
+            if person is None:
+                continue
+            for row in rows:
+                row.status = "merged"
+                s.add(row)
+            text = t(person.language, "svc.digest", count=len(rows), lines=" | ".join(r.text for r in rows))
+            self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)

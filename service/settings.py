@@ -1,0 +1,72 @@
+"""The one settings object. Nothing else in the project reads ``os.environ``.
+
+Values come from the environment (or a ``.env`` file), with defaults that run locally on
+nothing but a SQLite file under ``./var``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DB = Path("var") / "lupus.db"
+
+
+def normalize_database_url(url: str) -> str:
+    """Heroku and Fly hand out ``postgres://`` URLs, which SQLAlchemy refuses; we use psycopg 3."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # -- infrastructure ----------------------------------------------------------------------------
+    DATABASE_URL: str = f"sqlite:///{DEFAULT_DB}"
+    REDIS_URL: str | None = None
+    PUBLIC_URL: str = "http://localhost:8000"
+    PORT: int = 8000
+
+    # -- Telegram ----------------------------------------------------------------------------------
+    TELEGRAM_BOT_TOKEN: str | None = None
+    TELEGRAM_WEBHOOK_SECRET: str | None = None
+    TELEGRAM_API_URL: str = "https://api.telegram.org/bot"
+
+    # -- Twilio (SMS) ------------------------------------------------------------------------------
+    TWILIO_ACCOUNT_SID: str | None = None
+    TWILIO_AUTH_TOKEN: str | None = None
+    TWILIO_FROM_NUMBER: str | None = None
+    TWILIO_MESSAGING_SERVICE_SID: str | None = None
+    TWILIO_API_URL: str = "https://api.twilio.com"
+
+    # -- game defaults (a host may change them per game) -------------------------------------------
+    DEFAULT_LANGUAGE: str = "en"
+    DEFAULT_TIMEZONE: str = "Europe/Rome"
+    # About a week for a game of eight: a night and a day take a day and a half.
+    NIGHT_MINUTES: int = 12 * 60
+    NOMINATIONS_MINUTES: int = 20 * 60
+    BALLOT_MINUTES: int = 4 * 60
+    OUTBOX_MAX_ATTEMPTS: int = 8
+
+    @field_validator("DATABASE_URL")
+    @classmethod
+    def _db_url(cls, v: str) -> str:
+        return normalize_database_url(v.strip())
+
+    @field_validator("DEFAULT_LANGUAGE")
+    @classmethod
+    def _lang(cls, v: str) -> str:
+        v = v.strip().lower()
+        if v not in ("en", "it", "es"):
+            raise ValueError("DEFAULT_LANGUAGE must be en, it or es")
+        return v
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,150 @@
+"""Fixtures: a database on SQLite and on PostgreSQL (a throwaway database created for the
+session and dropped after), migrated with Alembic; a harness that plays through the
+application service with a recording channel and a clock the test moves."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlmodel import Session, select
+
+import engine
+from service.app import Service
+from service.db import make_engine, upgrade
+from service.models import Game, Outbox
+from service.outbox import RecordingSender, deliver
+from service.settings import Settings
+
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+TABLES = "outbox, inbound, game_events, seats, games, identities"
+
+
+def _pg_available() -> bool:
+    try:
+        eng = make_engine(PG_ADMIN)
+        with eng.connect() as c:
+            c.execute(text("select 1"))
+        eng.dispose()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("db") / "template.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    if not _pg_available():
+        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+    name = f"lupus_svc_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> Iterator[Engine]:
+    if request.param == "sqlite":
+        path = tmp_path / "lupus.db"
+        shutil.copy(sqlite_template, path)
+        eng = make_engine(f"sqlite:///{path}")
+    else:
+        url = request.getfixturevalue("pg_url")
+        eng = make_engine(url)
+        with eng.begin() as c:
+            c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    yield eng
+    eng.dispose()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Harness:
+    """Plays through the service as players would, on the recording channel ``test``."""
+
+    def __init__(self, db: Engine) -> None:
+        self.db = db
+        self.clock = Clock()
+        self.committed: list[int] = []
+        self.svc = Service(Settings(DATABASE_URL=str(db.url)), db, clock=self.clock,
+                           after_commit=self.committed.extend)
+        self.channel = RecordingSender()
+        self._ids = itertools.count(1)
+
+    def say(self, who: str, text: str, external_id: str | None = None) -> list[str]:
+        return self.svc.handle_inbound("test", who, external_id or f"m{next(self._ids)}", text)
+
+    def deliver(self) -> None:
+        while deliver(self.db, {"test": self.channel}, now=self.clock.now + timedelta(days=3650), limit=500):
+            pass
+
+    def inbox(self, who: str) -> list[str]:
+        self.deliver()
+        return self.channel.sent[who]
+
+    def clear(self) -> None:
+        self.deliver()
+        self.channel.sent.clear()
+
+    def advance(self, minutes: int) -> None:
+        self.clock.now += timedelta(minutes=minutes)
+
+    def tick(self) -> int:
+        """What the worker's beat does: close every phase whose deadline passed."""
+        return sum(self.svc.close_phase(g, n) for g, n in self.svc.due_games())
+
+    def finish_phase(self) -> None:
+        game = self.game()
+        assert game.deadline is not None, "no deadline"
+        self.clock.now = max(self.clock.now, game.deadline)
+        assert self.tick() == 1
+
+    def game(self, code: str | None = None) -> Game:
+        with Session(self.db) as s:
+            q = select(Game).order_by(Game.id.desc())  # type: ignore[union-attr]
+            if code:
+                q = q.where(Game.code == code)
+            game = s.exec(q).first()
+            assert game is not None
+            return game
+
+    def state(self, code: str | None = None) -> engine.GameState:
+        g = self.game(code)
+        assert g.state is not None
+        return engine.from_json(g.state)
+
+    def outbox(self) -> list[Outbox]:
+        with Session(self.db) as s:
+            return list(s.exec(select(Outbox).order_by(Outbox.id)))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def h(db: Engine) -> Harness:
+    return Harness(db)

@@ -1,0 +1,35 @@
+"""Whole games through the application service, in every language, on both databases."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import summary
+from engine.record import load_record, replay
+
+from .conftest import Harness
+from .play import NAMES, open_game, play_to_end, start
+
+OVER = {"en": "Game over", "it": "Partita finita", "es": "Fin de la partida"}
+NIGHTS = {"en": "The nights: Night 1:", "it": "Le notti: Notte 1:", "es": "Las noches: Noche 1:"}
+KILL = {"en": " kill ", "it": " sbrana ", "es": " matar "}
+ROLE = {"en": "Your character", "it": "Il tuo personaggio", "es": "Tu personaje"}
+
+
+@pytest.mark.parametrize("lang", ["en", "it", "es"])
+def test_a_whole_game_from_lobby_to_end(h: Harness, lang: str) -> None:
+    code = open_game(h, lang)
+    start(h, lang)
+    for n in NAMES:
+        assert any(m.startswith(ROLE[lang]) for m in h.inbox(n)), h.inbox(n)
+    play_to_end(h, lang)
+    game = h.game()
+    assert game.status == "over" and game.deadline is None
+    for n in NAMES:
+        over, nights = h.inbox(n)[-2:]
+        assert OVER[lang] in over, over
+        assert nights.startswith(NIGHTS[lang]) and KILL[lang] in nights, nights
+    # The record, exported in English whatever the players wrote, replays to the same end.
+    record = h.say(NAMES[0], "record")[0]
+    assert "vote" in record and "end" in record and code not in record
+    assert summary(replay(load_record(record)).state) == summary(h.state())

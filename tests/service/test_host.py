@@ -1,0 +1,130 @@
+"""Host tools: a substitute takes over a seat with its secrets; pause and resume; remove; end."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from engine import Phase
+
+from .conftest import Harness
+from .play import NAMES, open_game, play_phase, play_to_end, start
+
+
+def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
+    code = open_game(h)
+    start(h)
+    state = h.state()
+    wolf = next(p for p in state.players if state.roles[p].value == "werewolf")  # type: ignore[attr-defined]
+    h.say(wolf, "kill " + next(p for p in state.players if state.roles[p].value != "werewolf"))  # type: ignore[attr-defined]
+    h.clear()
+    assert "Only a host" in h.say("gus", f"replace {wolf}")[0]
+    out = h.say("host", f"replace {wolf}")
+    assert "open" in out[0]
+    assert any("gave your seat" in m for m in h.inbox(wolf))
+    out = h.say("newbie", f"join {code}")
+    assert out[0].startswith(f"You take over {wolf}")
+    assert "Werewolf" in out[1] and "The pack" in out[1]  # the card and what it learned
+    # The engine's player name stays: the substitute acts as the wolf, the old identity cannot.
+    assert "not in a game" in h.say(wolf, "kill gus")[0]
+    human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
+    h.say("newbie", f"kill {human}")
+    assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
+    # Everyone else is told that the seat has a new player, and nothing about who.
+    other = "ann" if wolf != "ann" else "bob"
+    assert any(f"{wolf} is now played by a substitute" in m for m in h.inbox(other))
+    play_to_end(h)
+    assert h.game().status == "over"
+
+
+def test_a_paused_game_does_not_move(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    h.advance(60)
+    before = h.game().deadline
+    assert before is not None
+    h.say("host", "pause")
+    assert h.game().paused and h.game().deadline is None
+    h.advance(60 * 24 * 3)
+    assert h.svc.due_games() == [] and h.tick() == 0
+    assert "paused" in h.say("ann", "vote bob")[0]
+    assert h.state().phase_no == 1
+    h.say("host", "resume")
+    game = h.game()
+    assert not game.paused and game.deadline is not None
+    assert game.deadline - h.clock.now == before - (h.clock.now - timedelta(days=3))  # the same time left
+    h.finish_phase()
+    assert h.state().phase is Phase.NOMINATIONS
+
+
+def test_extend_and_shorten_move_the_deadline(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    d0 = h.game().deadline
+    assert d0 is not None
+    h.say("host", "extend 2h")
+    assert h.game().deadline == d0 + timedelta(hours=2)
+    h.say("host", "accorcia 1h30")
+    assert h.game().deadline == d0 + timedelta(minutes=30)
+    assert any("moved the deadline" in m for m in h.inbox("ann"))
+    h.say("host", "shorten 3d")
+    assert h.game().deadline == h.clock.now
+    assert h.tick() == 1
+
+
+def test_remove_leaves_the_character_silent(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    h.say("host", "remove dan")
+    assert any("dan was removed" in m for m in h.inbox("ann"))
+    assert "not in a game" in h.say("dan", "vote ann")[0]
+    play_to_end(h)
+
+
+def test_ending_a_game_reveals_every_card(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    play_phase(h)
+    assert "end yes" in h.say("host", "end")[0]
+    assert h.game().status == "running"
+    h.say("host", "end yes")
+    assert h.game().status == "ended"
+    last, nights = h.inbox("ann")[-2:]
+    assert "ended game" in last and "(Werewolf)" in last and "(Seer)" in last
+    assert nights.startswith("The nights: Night 1:")
+    assert h.say("ann", "status")[0] == last
+    assert "rules: tabula" in h.say("ann", "record")[0]
+
+
+def test_a_moderator_who_does_not_play_sees_everything(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    state = h.state()
+    wolf = next(p for p in state.players if state.roles[p].value == "werewolf")  # type: ignore[attr-defined]
+    h.say(wolf, "kill " + next(p for p in NAMES if state.roles[p].value == "villager"))  # type: ignore[attr-defined]
+    assert any(f"{wolf} chose: kill" in m for m in h.inbox("host"))
+    status = h.say("host", "status")[0]
+    assert "(Werewolf)" in status and "pack:" in status
+    assert "(Werewolf)" not in h.say("ann", "status")[0]
+
+
+def test_fixed_times_of_day_in_the_games_time_zone(h: Harness) -> None:
+    # 09:00 UTC is 10:00 in Rome: the night ends at 08:00 Rome time the next morning.
+    open_game(h, extra="night 8:00 ballot 21.30 tz Europe/Rome")
+    start(h)
+    deadline = h.game().deadline
+    assert deadline is not None
+    assert (deadline.month, deadline.day, deadline.hour, deadline.minute) == (3, 3, 7, 0)
+    h.finish_phase()
+    day_length = h.game().deadline - h.clock.now  # type: ignore[operator]
+    assert day_length == timedelta(hours=20)  # nominations keep the default length
+    h.finish_phase()
+    ballot_end = h.game().deadline
+    assert ballot_end is not None and (ballot_end.hour, ballot_end.minute) == (20, 30)
+
+
+def test_the_end_reveals_every_night(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    play_to_end(h)
+    reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
+    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kill " in reveal[0] and " see " in reveal[0]

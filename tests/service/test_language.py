@@ -1,0 +1,113 @@
+"""The command language and the catalogs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from babel.messages.pofile import read_po
+
+from engine import Verb
+from service import grammar, render
+from service.grammar import Ambiguous, NoMatch, parse, parse_duration, resolve
+from service.i18n import LANGUAGES, LOCALE_DIR, gsm7, is_gsm7, t
+
+
+@pytest.mark.parametrize(("text", "verb", "args", "code"), [
+    ("vote bob", "vote", ("bob",), None),
+    ("VOTA Bob", "vote", ("Bob",), None),
+    ("votar bob", "vote", ("bob",), None),
+    ("Sbrána dan", "kill", ("dan",), None),
+    ("matar dan", "kill", ("dan",), None),
+    ("vedi 3", "see", ("3",), None),
+    ("/vote@LupusBot bob", "vote", ("bob",), None),
+    ("#k7q vote bob", "vote", ("bob",), "K7Q"),
+    ("proteger eve", "protect", ("eve",), None),
+    ("aiuto", "help", (), None),
+    ("ayuda", "help", (), None),
+    ("lingua es", "lang", ("es",), None),
+    ("unirse K7Q Ana", "join", ("K7Q", "Ana"), None),
+    ("hello there", None, ("hello", "there"), None),
+])
+def test_parse(text: str, verb: str | None, args: tuple[str, ...], code: str | None) -> None:
+    p = parse(text)
+    assert (p.verb, p.args, p.code) == (verb, args, code)
+
+
+def test_every_engine_verb_has_words_in_three_languages() -> None:
+    for verb in Verb:
+        assert verb in grammar.MOVE_WORDS
+        for lang in LANGUAGES:
+            assert grammar.VERBS[grammar.fold(t(lang, f"verb.{verb.value}"))] == verb.value
+
+
+def test_talk_keeps_the_text_as_written() -> None:
+    assert parse("#K7Q I think Bob lies").rest == "I think Bob lies"
+    assert parse("say vote for bob!").rest == "vote for bob!"
+
+
+def test_targets_by_name_prefix_number_and_accents() -> None:
+    names = ["José", "Joan", "bob"]
+    assert resolve("jose", names) == "José"
+    assert resolve("JOS", names) == "José"
+    assert resolve("b", names) == "bob"
+    assert resolve("2", names, numbered=["bob", "Joan"]) == "Joan"
+    with pytest.raises(Ambiguous) as e:
+        resolve("jo", names)
+    assert set(e.value.options) == {"José", "Joan"}
+    with pytest.raises(NoMatch):
+        resolve("zed", names)
+    with pytest.raises(NoMatch):
+        resolve("7", names, numbered=["bob"])
+    # A legal target wins over the rest of the table: "jo" is Joan if José may not be chosen.
+    assert resolve("jo", ["Joan", "bob"], everyone=names) == "Joan"
+
+
+@pytest.mark.parametrize(("text", "minutes"), [("2h", 120), ("90m", 90), ("1h30", 90), ("1d", 1440),
+                                                ("3 ore", 180), ("2 horas", 120), ("45", 45), ("soon", None),
+                                                ("0", None), ("99d", None)])
+def test_durations(text: str, minutes: int | None) -> None:
+    assert parse_duration(text) == minutes
+
+
+def _catalog(lang: str) -> dict[str, str]:
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return {str(m.id): str(m.string) for m in read_po(f) if m.id}
+
+
+def test_catalogs_have_the_same_keys_and_placeholders() -> None:
+    en = _catalog("en")
+    for lang in ("it", "es"):
+        other = _catalog(lang)
+        assert set(other) == set(en), lang
+        for key, text in en.items():
+            assert other[key], (lang, key)
+            assert set(re.findall(r"{(\w+)}", other[key])) == set(re.findall(r"{(\w+)}", text)), (lang, key)
+
+
+def test_every_engine_event_key_has_a_text() -> None:
+    import subprocess
+
+    found = subprocess.run(["git", "grep", "-hoE", r"(tell|announce)\([^\"]*\"[a-z_.]+\"|Event\(\"[a-z_.]+\"",
+                            "--", "engine"], capture_output=True, text=True, check=False).stdout
+    keys = set(re.findall(r"\"([a-z_.]+)\"", found))
+    reader, info = render.Reader("ann", "en"), render.Info("K7Q", "Europe/Rome", None)
+    unknown = t("en", "event.unknown", key="", data="")
+    for lang in LANGUAGES:
+        reader = render.Reader("ann", lang)
+        missing = [k for k in keys if render.event_text(k, {}, reader, info).startswith(k + unknown)]
+        assert keys and not missing, (lang, sorted(missing))
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_english_and_italian_texts_fit_gsm7(lang: str) -> None:
+    for key, text in _catalog(lang).items():
+        # Italian's one capital outside GSM-7 is written E' by SMS, as Italians do.
+        assert is_gsm7(text.replace("È", "E'")), (lang, key, text)
+        assert gsm7(text) == text.replace("È", "E'")
+
+
+def test_spanish_texts_become_gsm7_for_sms() -> None:
+    for text in _catalog("es").values():
+        assert is_gsm7(gsm7(text))
+    assert gsm7("¿Quién votó? Señor “Núñez”…") == "¿Quién voto? Señor \"Nuñez\"..."

@@ -1,0 +1,132 @@
+"""No message to a player names a card, a night choice or a secret he may not know.
+
+Thousands of seeded games run through the rendering layer (the same functions the outbox
+writer uses: ``render.reads`` picks readers, ``render.for_reader`` writes the text), with
+every reply a player can ask for (role, status, options); a few dozen more run through the
+whole application service and every outbox row is checked."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sqlmodel import Session, select
+
+import engine
+from engine import Action, GameConfig, Phase, RuleSet
+from service import render
+from service.lobby import build_deck
+from service.models import Identity, Outbox, Seat
+
+from .conftest import Harness
+from .leaks import known_to, leaks
+
+SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
+            "mythomaniac"]
+POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
+        "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
+END_KEYS = {"game.over"}
+
+
+def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[tuple[str, list[str]]]]:
+    rnd = random.Random(seed)
+    n = rnd.randint(8, 16)
+    players = POOL[:n]
+    specials = [s for s in SPECIALS if rnd.random() < 0.5]
+    if specials.count("freemason") == 1:
+        specials.remove("freemason")
+    deck = build_deck({"specials": specials}, n) if specials and len(specials) + 3 <= n else None
+    config = GameConfig(RuleSet.TABULA, tuple(players), deck=tuple(deck) if deck else None)
+    state, events = engine.new_game(config, seed)
+    log = list(events)
+    replies: list[tuple[str, list[str]]] = []
+    for _ in range(60):
+        if state.phase is Phase.OVER:
+            break
+        for p in rnd.sample(players, len(players)):
+            acts = engine.legal_actions(state, p)
+            if acts and rnd.random() < 0.8:
+                state, ev = engine.apply(state, rnd.choice(acts))
+                log.extend(ev)
+        asker = rnd.choice(players)
+        replies.append((asker, [a.text() for a in engine.legal_actions(state, asker)]))
+        state, ev = engine.close_phase(state, state.phase_no)
+        log.extend(ev)
+    return state, log, replies
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
+    info = render.Info("K7Q", "Europe/Rome", None)
+    for seed in range(chunk * 250, chunk * 250 + 250):
+        state, events, _ = random_game(seed)
+        roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
+        lang = ("en", "it", "es")[seed % 3]
+        public: dict[int, str] = {}
+        for player in state.players:
+            view = engine.view(state, player)
+            cards, mates = known_to(player, roles, view["knowledge"])
+            reader = render.Reader(player, lang)
+            texts = []
+            for i, e in enumerate(events):
+                if e.key in END_KEYS or not render.reads(e.to, player):
+                    continue
+                if e.to is None:  # the same text for everyone: written once
+                    if i not in public:
+                        public[i] = render.for_reader(e.key, e.data, e.to, render.Reader(None, lang), info)
+                    texts.append(public[i])
+                else:
+                    texts.append(render.for_reader(e.key, e.data, e.to, reader, info))
+            texts.append(render.role_text(view, reader, info))
+            pv = dict(engine.public_view(state), status="running")  # the running game's status reply
+            texts.append(render.status_text(pv, reader, info, False))
+            for text in texts:
+                assert not leaks(text, player, lang, roles, cards, mates), (seed, player, text)
+
+
+def test_the_leak_check_can_fail() -> None:
+    roles = {"ann": "seer", "bob": "werewolf"}
+    assert leaks("Dawn. bob is the Werewolf.", "ann", "en", roles, {"ann"}, {"ann"})
+    assert leaks("bob chose: kill ann.", "ann", "en", roles, {"ann"}, {"ann"})
+    assert not leaks("Your vision: bob is a Werewolf.", "ann", "en", roles, {"ann", "bob"}, {"ann"})
+
+
+def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
+    for seed in range(3):
+        rnd = random.Random(seed)
+        lang = ("en", "it", "es")[seed % 3]
+        h.say(f"host{seed}", f"new lang {lang}")
+        code = h.game().code
+        for n in POOL[:8 + seed]:
+            h.say(f"{n}{seed}", f"join {code} {n}")
+        h.say(f"host{seed}", f"#{code} start")
+        for _ in range(60):
+            state = h.state(code)
+            if state.phase is Phase.OVER:
+                break
+            for p in rnd.sample(list(state.players), len(state.players)):
+                acts = engine.legal_actions(h.state(code), p)
+                if acts and rnd.random() < 0.8:
+                    h.say(f"{p}{seed}", f"#{code} {rnd.choice(acts).text()}")
+                if rnd.random() < 0.1:
+                    h.say(f"{p}{seed}", f"#{code} " + rnd.choice(["role", "status", "help", "players"]))
+            h.finish_phase()
+    with Session(h.db) as s:
+        rows = s.exec(select(Outbox, Identity, Seat).join(Identity, Identity.id == Outbox.identity_id)  # type: ignore[arg-type]
+                      .join(Seat, (Seat.identity_id == Identity.id) & (Seat.game_id == Outbox.game_id))).all()  # type: ignore[arg-type]
+        games = {}
+        for row, person, seat in rows:
+            if row.key in END_KEYS or row.key == "svc.record":
+                continue
+            if seat.game_id not in games:
+                from service.models import Game
+
+                g = s.get(Game, seat.game_id)
+                assert g is not None and g.state is not None
+                games[seat.game_id] = engine.from_json(g.state)
+            state = games[seat.game_id]
+            roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
+            cards, mates = known_to(seat.name, roles, engine.view(state, seat.name)["knowledge"])
+            assert not leaks(row.text, seat.name, person.language, roles, cards, mates), row.text
+    assert len(rows) > 300
+    _ = Action

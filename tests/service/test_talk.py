@@ -1,0 +1,77 @@
+"""Talking: the square relays the living under game names; Ghosts are not relayed; the
+pack talks privately at night; an SMS player may take the square as a digest."""
+
+from __future__ import annotations
+
+from engine import Phase
+
+from .conftest import Harness
+from .play import NAMES
+
+PHONES = {n: f"+3933300000{i}" for i, n in enumerate(NAMES)}
+
+
+def _game(h: Harness) -> None:
+    h.say("host", "new")
+    code = h.game().code
+    for n in NAMES:
+        h.say(PHONES[n], f"join {code} {n}")
+    h.say("host", "start")
+
+
+def _roles(h: Harness) -> dict[str, str]:
+    return {p: r.value for p, r in h.state().roles.items()}  # type: ignore[attr-defined]
+
+
+def test_the_square_by_day_under_game_names(h: Harness) -> None:
+    _game(h)
+    roles = _roles(h)
+    wolves = [p for p in NAMES if roles[p] == "werewolf"]
+    villager = next(p for p in NAMES if roles[p] == "villager")
+    h.say(PHONES[wolves[0]], f"kill {villager}")
+    h.finish_phase()
+    assert h.state().phase is Phase.NOMINATIONS
+    speaker = next(p for p in NAMES if p != villager)
+    h.clear()
+    assert h.say(PHONES[speaker], "I saw nothing last night") == []
+    for n in NAMES:
+        got = h.inbox(PHONES[n])
+        if n == speaker:
+            assert got == []
+        else:
+            assert got == [f"{speaker}: I saw nothing last night"]
+    everything = "\n".join(m for msgs in h.channel.sent.values() for m in msgs)
+    assert not any(phone in everything for phone in PHONES.values())
+    # The Ghost may not speak.
+    h.clear()
+    assert "Ghosts may not speak" in h.say(PHONES[villager], "it was the baker!")[0]
+    h.deliver()
+    assert all("baker" not in m for msgs in h.channel.sent.values() for m in msgs)
+
+
+def test_the_pack_talks_at_night_and_the_village_sleeps(h: Harness) -> None:
+    _game(h)
+    roles = _roles(h)
+    a, b = [p for p in NAMES if roles[p] == "werewolf"]
+    villager = next(p for p in NAMES if roles[p] == "villager")
+    h.clear()
+    assert h.say(PHONES[a], "let us take the baker") == []
+    assert h.inbox(PHONES[b]) == [f"[pack] {a}: let us take the baker"]
+    assert all("baker" not in m for n in NAMES if n not in (a, b) for m in h.inbox(PHONES[n]))
+    assert "sleeps" in h.say(PHONES[villager], "anyone awake?")[0]
+    assert all("awake" not in m for n in NAMES for m in h.inbox(PHONES[n]))
+
+
+def test_the_square_as_a_digest(h: Harness) -> None:
+    _game(h)
+    h.finish_phase()  # to the day
+    reader, a, b = NAMES[0], NAMES[1], NAMES[2]
+    h.say(PHONES[reader], "digest on")
+    h.clear()
+    h.say(PHONES[a], "first")
+    h.say(PHONES[b], "second")
+    assert h.inbox(PHONES[reader]) == []
+    assert f"{a}: first" in h.inbox(PHONES[NAMES[3]])
+    h.finish_phase()
+    digests = [m for m in h.inbox(PHONES[reader]) if m.startswith("Town square")]
+    assert digests == [f"Town square (2): {a}: first | {b}: second"]
