@@ -11,6 +11,7 @@ worker decide what "now" is.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -44,8 +45,11 @@ def _noop(_ids: Sequence[int]) -> None:
 
 class Service:
     def __init__(self, settings: Settings | None = None, db: Engine | None = None,
-                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop) -> None:
+                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop,
+                 random_bits: Callable[[int], int] = secrets.randbits) -> None:
         self.settings = settings or get_settings()
+        self.random_bits = random_bits
+        """Where game seeds come from: a secure source, unless a test wants its games reproducible."""
         self.db = db or make_engine(self.settings.DATABASE_URL)
         self.clock = clock
         self.after_commit = after_commit

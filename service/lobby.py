@@ -101,7 +101,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
     if ctx.newcomer:
         ctx.identity.language = lang
     game = Game(code=code, rules=rules, setup=setup, options=options, timezone=tz, language=lang,
-                seed=secrets.randbits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+                seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
