@@ -35,8 +35,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 AfterCommit = Callable[[Sequence[int]], None]
 ACTIVE = ("lobby", "running")
-#: Commands that need no game.
-GAMELESS = {"new", "games", "lang", "digest"}
 
 
 def _noop(_ids: Sequence[int]) -> None:
@@ -161,6 +159,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         return play.lang(ctx, p)
     if verb == "digest":
         return play.digest(ctx, p)
+    if verb == "tz":
+        return play.timezone(ctx, p)
     if verb == "games":
         return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
     if verb == "join":

@@ -31,6 +31,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "games": ("games", "partite", "partidas"),
     "record": ("record", "export", "registro", "esporta", "exportar"),
     "digest": ("digest", "riassunto", "resumen"),
+    "tz": ("tz", "timezone", "fuso", "zona", "huso"),
     "extend": ("extend", "estendi", "proroga", "prolunga", "extender", "prorrogar", "alargar"),
     "shorten": ("shorten", "accorcia", "abbrevia", "acortar", "reducir"),
     "pause": ("pause", "pausa", "sospendi"),

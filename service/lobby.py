@@ -164,7 +164,7 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     ctx.reply("svc.substitute.welcome", code=room.game.code, name=seat.name)
     reader = room.reader(ctx.identity, seat)
     view = engine.view(room.state, seat.name)
-    ctx.reply_text("svc.role", render.role_text(view, reader, room.info()), room.id)
+    ctx.reply_text("svc.role", render.role_text(view, reader, room.info(ctx.identity)), room.id)
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed, seat.last_list = render.options(actions, ctx.lang)
