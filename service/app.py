@@ -193,6 +193,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "players": lambda c, r, p: lobby.players(c, r),
     "leave": lambda c, r, p: lobby.leave(c, r),
     "start": lambda c, r, p: lobby.start(c, r),
+    "set": lobby.set_,
     "extend": lambda c, r, p: host.move_deadline(c, r, p, +1),
     "shorten": lambda c, r, p: host.move_deadline(c, r, p, -1),
     "pause": lambda c, r, p: host.pause(c, r),

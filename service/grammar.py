@@ -26,6 +26,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "leave": ("leave", "esci", "lascia", "salir", "dejar", "abandonar"),
     "start": ("start", "begin", "inizia", "comincia", "empezar", "comenzar", "iniciar"),
     "new": ("new", "create", "nuova", "nuovo", "crea", "nueva", "nuevo", "crear"),
+    "set": ("set", "options", "imposta", "opzioni", "ajustar", "opciones"),
     "say": ("say", "dici", "decir", "dile"),
     "players": ("players", "list", "giocatori", "lista", "jugadores"),
     "games": ("games", "partite", "partidas"),

@@ -140,3 +140,20 @@ def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:
     assert "time zone like" in h.say("ann", "tz Mars/Olympus")[0]
     h.say("ann", "tz game")
     assert "(Europe/Rome)" in h.say("ann", "help")[0]
+
+
+def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> None:
+    open_game(h)
+    assert "Only a host" in h.say("ann", "set night 2h")[0]
+    assert h.say("host", "set night 2h deck seer medium shuffle off") == [f"Game {h.game().code}: noted."]
+    game = h.game()
+    assert game.options == {"night_minutes": 120, "shuffle": False} and game.setup == {"specials": ["seer", "medium"]}
+    assert "did not understand" in h.say("host", "set deck unicorn")[0]
+    start(h)
+    state = h.state()
+    assert list(state.players) == NAMES  # not shuffled
+    assert sorted(r.value for r in state.roles.values()).count("medium") == 1  # type: ignore[attr-defined]
+    assert h.game().deadline == h.clock.now + timedelta(hours=2)
+    assert "only phase lengths" in h.say("host", "set deck seer")[0]
+    h.say("host", "imposta giorno 8:30")
+    assert h.game().options["nominations_at"] == "08:30" and "nominations_minutes" not in h.game().options
