@@ -19,7 +19,7 @@ from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
 from . import grammar, render
-from .context import Ctx
+from .context import TELEGRAM, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
 from .i18n import LANGUAGES, role_name, t
@@ -102,10 +102,20 @@ def new(ctx: Ctx, p: Parsed) -> None:
         ctx.identity.language = lang
     game = Game(code=code, rules=rules, setup=setup, options=options, timezone=tz, language=lang,
                 seed=secrets.randbits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+    group = ctx.chat
+    if group is not None:  # created in a Telegram group: the game is played there
+        game.group_id = group.id
+        group.language = lang
+        ctx.session.add(group)
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
     ctx.reply("svc.created", code=code, rules=rules, tz=tz)
+    if group is not None:
+        join = ctx.bot_link(code)
+        button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
+        ctx.send(group, "svc.tg.group_game", t(lang, "svc.tg.group_game", code=code, link=join),
+                 f"g{game.id}:group", game_id=game.id, buttons=[[button]] if join.startswith("http") else None)
 
 
 def _fresh_code(ctx: Ctx) -> str:
@@ -197,6 +207,10 @@ def start(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.not_host")
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
+    far = [s.name for s, p in room.seated() if p.channel == TELEGRAM and (not p.direct or p.unreachable)]
+    if far:  # Telegram refuses a bot's first word: they must open the bot before secrets can reach them
+        room.broadcast("svc.start.unreachable", {"names": ", ".join(far), "link": ctx.bot_link()}, kind="lobby")
+        return None
     players = [s.name for s in room.seats]
     if game.options.get("shuffle", True):
         rng(game.seed, "seating").shuffle(players)
