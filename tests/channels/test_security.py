@@ -13,7 +13,7 @@ from .conftest import PUBLIC_URL, SECRET, Stack, sms_player, tg_player
 
 
 def _post(stack: Stack, path: str, body: bytes | str, headers: dict[str, str]) -> httpx.Response:
-    return httpx.post(stack.url + path, content=body, headers=headers, timeout=30)
+    return stack.http.post(stack.url + path, content=body, headers=headers)
 
 
 def test_bad_telegram_requests_get_their_4xx_and_change_nothing(stack: Stack) -> None:
@@ -113,5 +113,5 @@ def test_a_replayed_message_sid_is_acted_on_once(stack: Stack) -> None:
 ])
 def test_unknown_routes_and_methods(stack: Stack, method: str, path: str, status: int) -> None:
     before = stack.snapshot()
-    assert httpx.request(method, stack.url + path, timeout=30).status_code == status
+    assert stack.http.request(method, stack.url + path).status_code == status
     assert stack.snapshot() == before
