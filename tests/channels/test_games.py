@@ -13,7 +13,7 @@ from engine import Phase
 from service.models import GameEvent
 from service.sandbox import inbound
 
-from .conftest import Stack, SmsPlayer, TgPlayer, sms_player, tg_player
+from .conftest import SmsPlayer, Stack, TgPlayer, sms_player, tg_player
 
 GROUP_ID = -1001234567
 GROUP = inbound.telegram_chat(GROUP_ID, "Lupus by the lake")
