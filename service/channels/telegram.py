@@ -72,6 +72,8 @@ def incoming(update: Update, bot_username: str | None = None) -> Incoming | None
     uid = str(update.update_id)
     query = update.callback_query
     if query is not None:
+        if not (query.data or "").strip():  # a game's buttons always carry a move
+            return None
         chat = query.message.chat if query.message is not None else None
         where = None if chat is None or chat.type == ChatType.PRIVATE else str(chat.id)
         return Incoming(str(query.from_user.id), uid, (query.data or "").strip(),

@@ -80,10 +80,10 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
 
     tg = [hana] + [tg_player(stack, n) for n in ("Ann", "Bob", "Cat")]
     sms = [sms_player(stack) for _ in range(4)]
-    for p in tg:
-        p.say(f"/start {code}")  # the deep link: joins under his first name
-    for p, name in zip(sms, ("Dan", "Eve", "Fay", "Gus"), strict=True):
-        p.say(f"JOIN {code} {name}")
+    for t in tg:
+        t.say(f"/start {code}")  # the deep link: joins under his first name
+    for s, name in zip(sms, ("Dan", "Eve", "Fay", "Gus"), strict=True):
+        s.say(f"JOIN {code} {name}")
     people: dict[str, TgPlayer | SmsPlayer] = {p.first_name: p for p in tg}
     people.update(zip(("Dan", "Eve", "Fay", "Gus"), sms, strict=True))
     hana.say("/begin", chat=GROUP)
@@ -95,8 +95,8 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
     wolf = next(p for p in state.players if state.roles[p].value == "werewolf")
     choices = people[wolf].texts()[-1]
     assert re.search(r"\b1 \w+", choices), choices
-    if isinstance(people[wolf], TgPlayer):
-        keyboard = stack.tg.sent(people[wolf].uid)[-1]["reply_markup"]["inline_keyboard"]
+    if isinstance(tg_wolf := people[wolf], TgPlayer):
+        keyboard = stack.tg.sent(tg_wolf.uid)[-1]["reply_markup"]["inline_keyboard"]
         assert all(b["callback_data"].startswith(f"#{code} kill ") for row in keyboard for b in row)
 
     for _ in range(40):
@@ -108,10 +108,10 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
 
     rows = stack.outbox()
     group = stack.identity("telegram", str(GROUP_ID))
-    tg_ids = {stack.identity("telegram", str(p.uid)).id for p in tg}
-    sms_ids = {stack.identity("sms", p.number).id for p in sms}
-    with Session(stack.db) as s:
-        audience = {(e.seq): e.audience for e in s.exec(select(GameEvent).where(GameEvent.game_id == game.id))}
+    tg_ids = {int(stack.identity("telegram", str(t.uid)).id or 0) for t in tg}
+    sms_ids = {int(stack.identity("sms", s.number).id or 0) for s in sms}
+    with Session(stack.db) as session:
+        audience = {(e.seq): e.audience for e in session.exec(select(GameEvent).where(GameEvent.game_id == game.id))}
     # Everything the group read was for everyone; nothing secret went there.
     for row in rows:
         if row.identity_id == group.id and row.dedup_key.startswith(f"g{game.id}:e"):
@@ -119,7 +119,7 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
             assert audience[seq] is None, (row.key, row.text)
     # Public news: once in the group, once to each SMS player, never privately on Telegram.
     over = [r for r in rows if r.key == "game.over"]
-    assert sorted(r.identity_id for r in over) == sorted([group.id, *sms_ids])
+    assert sorted(r.identity_id for r in over) == sorted([int(group.id or 0), *sms_ids])
     dawns = [r for r in rows if r.key == "night.dawn"]
     assert dawns and not any(r.identity_id in tg_ids for r in dawns)
     # Each player learned his card privately, and only he did.
@@ -130,5 +130,5 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
     assert len(stack.tg.sent()) == sum(r.channel == "telegram" for r in rows)
     assert len(stack.tw.messages()) == sum(r.channel == "sms" for r in rows)
     everything = [m["text"] for m in stack.tg.sent()] + [m["body"] for m in stack.tw.messages()]
-    for p in sms:
-        assert not any(p.number in t or p.number[1:] in t for t in everything)
+    for s in sms:
+        assert not any(s.number in t or s.number[1:] in t for t in everything)

@@ -70,7 +70,7 @@ def test_bad_twilio_requests_get_their_4xx_and_change_nothing(stack: Stack) -> N
     encoded = httpx.QueryParams(form).__str__()
     own_url = inbound.signed(stack.tw.auth_token, stack.url + "/sms/twilio", form)  # the proxy's URL: wrong
     other_form = {**form, "Body": "end yes"}
-    cases = [
+    cases: list[tuple[str, bytes | str, dict[str, str], int]] = [
         ("no signature", encoded, {"Content-Type": good["Content-Type"]}, 403),
         ("forged signature", encoded, {**good, "X-Twilio-Signature": "AAAA" + good["X-Twilio-Signature"][4:]}, 403),
         ("signed with another token", encoded,
@@ -115,3 +115,32 @@ def test_unknown_routes_and_methods(stack: Stack, method: str, path: str, status
     before = stack.snapshot()
     assert stack.http.request(method, stack.url + path).status_code == status
     assert stack.snapshot() == before
+
+
+GARBAGE_UPDATES = [
+    {"update_id": 1, "message": {"chat": 5}},
+    {"update_id": 2, "callback_query": {}},
+    {"update_id": 3, "message": {"message_id": 1, "date": "x", "chat": {"id": 1, "type": "private"}, "text": "hi"}},
+    {"update_id": 4, "message": {"message_id": 1, "date": 0, "chat": {"id": "x"}, "text": 5}},
+    {"update_id": 5, "message": {"message_id": 1, "date": 0, "chat": {"id": 1, "type": "private"},
+                                 "from": {"id": 1}, "text": "new"}},
+    {"update_id": 6, "callback_query": {"id": "1", "from": {"id": 2, "is_bot": False, "first_name": "A"},
+                                        "chat_instance": "1", "data": None}},
+    {"update_id": 7, "message": None},
+    {"update_id": 8, "message": []},
+    {"update_id": 9, "edited_message": {"message_id": 1}},
+    {"update_id": 10, "message": {"message_id": 1, "date": 0, "text": "new",
+                                  "chat": {"id": 3, "type": "private"},
+                                  "from": {"id": 3, "is_bot": True, "first_name": "Bot"}}},
+]
+
+
+def test_garbage_updates_are_4xx_or_ignored_never_5xx(stack: Stack) -> None:
+    """Whatever JSON arrives with the right secret: a clean 400, or 200 for an update we ignore,
+    and nothing acted on (the bot's own messages, edits, shapes Telegram never sends)."""
+    before = stack.snapshot()
+    for update in GARBAGE_UPDATES:
+        r = stack.post_update(update)
+        assert r.status_code in (200, 400), (update, r.status_code, r.text)
+    assert stack.snapshot()["games"] == before["games"]
+    assert stack.snapshot()["outbox"] == before["outbox"]
