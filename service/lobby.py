@@ -178,7 +178,8 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed, seat.last_list = render.options(actions, ctx.lang)
-        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id)
+        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
+                       buttons=render.buttons(actions, room.game.code, ctx.lang))
 
 
 def leave(ctx: Ctx, room: Room) -> None:
