@@ -25,7 +25,8 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -127,6 +128,11 @@ class Web:
                 self._tg_next_try = time.monotonic() + 60
         return self.service.telegram_bot
 
+    async def close(self) -> None:
+        """At shutdown: the Telegram app's connection pool (if it was ever initialized)."""
+        if self._tg_app is not None:
+            await self._tg_app.shutdown()
+
     def twilio_valid(self, request: Request, form: Mapping[str, str]) -> bool:
         """Twilio signs the URL it called: behind Heroku's or Fly's proxy the request's own URL says
         http and another host, so it is rebuilt from PUBLIC_URL, with the query string as sent."""
@@ -152,7 +158,13 @@ class Web:
 def create_app(settings: Settings | None = None, service: Service | None = None) -> FastAPI:
     cfg = settings or (service.settings if service is not None else get_settings())
     web = Web(cfg, service)
-    app = FastAPI(title="Lupus by Message", openapi_url=None, docs_url=None, redoc_url=None)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await web.close()
+
+    app = FastAPI(title="Lupus by Message", openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.web = web
 
     @app.get("/", response_class=HTMLResponse)

@@ -96,3 +96,18 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
         assert CliRunner().invoke(cli, ["telegram", "set-webhook"]).exit_code == 2
     finally:
         get_settings.cache_clear()
+
+
+def test_the_app_starts_and_stops_with_its_lifespan(stack: Stack) -> None:
+    """uvicorn runs the lifespan in production: startup does nothing heavy, shutdown closes the
+    Telegram app it initialized for the first update."""
+    from fastapi.testclient import TestClient
+
+    from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+
+    app = create_app(stack.settings, stack.svc)
+    with TestClient(app) as client:
+        r = client.post("/telegram/webhook", json=text_update(telegram_user(77, "Zed"), "/start"),
+                        headers=telegram_headers(SECRET))
+        assert r.status_code == 200
+        assert app.state.web.telegram_app().bot.username == "lupus_sandbox_bot"
