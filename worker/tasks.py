@@ -1,0 +1,63 @@
+"""The worker's tasks: each takes ids or nothing, calls one domain function, and is idempotent
+(a phase closes only if its number is still current; a row is sent only if it can be claimed).
+No task is scheduled further ahead than MAX_COUNTDOWN seconds: longer waits live in the database.
+"""
+
+from __future__ import annotations
+
+import time
+
+from service.delivery.dispatch import deliver
+from service.delivery.senders import PermanentReason
+from service.reminders import remind, tell_hosts_unreachable
+from worker import runtime
+from worker.app import app
+
+MAX_COUNTDOWN = 30.0
+SWEEP_LIMIT = 500
+
+
+@app.task(name="lupus.close_phase")
+def close_phase(game_id: int, phase_no: int) -> bool:
+    return runtime.service().close_phase(game_id, phase_no)
+
+
+@app.task(name="lupus.sweep_deadlines")
+def sweep_deadlines() -> int:
+    """Close due phases, most overdue first, within one sweep interval; the rest wait one sweep."""
+    svc, until = runtime.service(), time.monotonic() + float(runtime.settings().SWEEP_SECONDS)
+    closed = 0
+    for game_id, phase_no in svc.due_games(limit=SWEEP_LIMIT):
+        closed += svc.close_phase(game_id, phase_no, skip_locked=True)
+        if time.monotonic() > until:
+            break
+    return closed
+
+
+def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
+    tell_hosts_unreachable(runtime.service(), identity_id, reason.value, games)
+
+
+def _dispatch(ids: list[int] | None) -> int:
+    svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
+    report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, lease=cfg.DISPATCH_LEASE_SECONDS,
+                     max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
+    wait = report.soonest()
+    if wait is not None and wait <= MAX_COUNTDOWN:
+        dispatch.apply_async(args=[sorted(report.deferred)], countdown=wait)
+    return report.sent
+
+
+@app.task(name="lupus.dispatch")
+def dispatch(ids: list[int]) -> int:
+    return _dispatch([int(i) for i in ids])
+
+
+@app.task(name="lupus.sweep_outbox")
+def sweep_outbox() -> int:
+    return _dispatch(None)
+
+
+@app.task(name="lupus.reminders")
+def reminders() -> int:
+    return remind(runtime.service())
