@@ -149,11 +149,12 @@ def count_absences(ctx: Ctx, room: Room) -> None:
         return
     missing = {seat.id for seat, _, _ in owing(room)}
     s = ctx.session
+    moved = _moved(s, game)
     for seat, person in room.seated():
         assert seat.id is not None
+        if seat.id not in missing and seat.name not in moved:
+            continue  # nothing to do this phase (a villager at night): the count stands
         row = s.get(Absence, seat.id) or Absence(seat_id=seat.id, game_id=room.id)
-        if row.last_phase == game.phase_no and row.misses:
-            continue  # already counted (a retried close)
         row.last_phase = game.phase_no
         row.misses = row.misses + 1 if seat.id in missing else 0
         s.add(row)

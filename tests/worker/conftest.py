@@ -4,6 +4,9 @@ a table of players on Telegram addresses, and this package's own Redis database 
 from __future__ import annotations
 
 import itertools
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +16,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.app import Service
+from service.db import make_engine
 from service.models import Game, Identity, Outbox
 from service.reminders import install
 from service.settings import Settings
@@ -105,6 +109,16 @@ def act(t: Table) -> None:
 @pytest.fixture
 def table(db: Engine) -> Table:
     return Table(db)
+
+
+@pytest.fixture
+def lite(tmp_path: Path, sqlite_template: Path) -> Iterator[Table]:
+    """A table on SQLite only, for what does not depend on the database."""
+    path = tmp_path / "lupus.db"
+    shutil.copy(sqlite_template, path)
+    eng = make_engine(f"sqlite:///{path}")
+    yield Table(eng)
+    eng.dispose()
 
 
 @pytest.fixture
