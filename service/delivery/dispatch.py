@@ -195,7 +195,20 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
                     max_attempts, on_unreachable)
         if ids is not None or time.monotonic() - started >= budget:
             break
+    if ids is not None:
+        _left_behind(db, ids, clock(), report)
     return report
+
+
+def _left_behind(db: Engine, ids: Sequence[int], now: datetime, report: Report) -> None:
+    """Asked-for rows still pending (not yet due, or queued behind an earlier row of the same chat):
+    reported as deferred, so the task looks at them again rather than leave them to the sweep."""
+    with Session(db) as s:
+        rows = s.exec(select(Outbox.id, Outbox.not_before).where(col(Outbox.id).in_(list(ids)),
+                                                                 Outbox.status == "pending")).all()
+    for oid, not_before in rows:
+        if oid is not None and oid not in report.deferred:
+            report.deferred[oid] = max(1.0, (not_before - now).total_seconds())
 
 
 def _batches(chat: _Chat) -> list[tuple[str, Keyboard | None, list[Row]]]:

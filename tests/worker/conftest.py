@@ -81,6 +81,12 @@ class Table:
             assert p is not None
             return p
 
+    def person_address(self, identity_id: int) -> str:
+        with Session(self.db) as s:
+            p = s.get(Identity, identity_id)
+            assert p is not None
+            return p.address
+
     def advance(self, **delta: float) -> None:
         self.clock.now += timedelta(**delta)
 

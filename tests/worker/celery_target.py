@@ -1,0 +1,21 @@
+"""The product's worker app (`worker.app`, built from the settings the test puts in the
+environment), with one test-only change: the service's clock runs a lead over real time read from a file the test moves, so
+phases that last hours pass in seconds."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from worker import runtime, tasks  # noqa: F401 - registers the tasks
+from worker.app import app  # noqa: F401 - what `celery -A` looks for
+
+_CLOCK = Path(os.environ["LUPUS_TEST_CLOCK"])
+
+
+def _now() -> datetime:
+    return datetime.now(UTC) + timedelta(seconds=float(_CLOCK.read_text()))
+
+
+runtime.clock = _now
