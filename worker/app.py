@@ -23,13 +23,16 @@ from worker.celery_app import make_celery
 def build(settings: Any = None) -> Any:
     cfg = settings or runtime.settings()
     celery = make_celery(cfg.REDIS_URL or None, include=["worker.tasks"])
+
+    def every(seconds: float, task: str) -> dict[str, Any]:
+        # A sweep nobody ran for a minute is dropped (workers down, a backlog): the next one does
+        # the same work, so they never pile up.
+        return {"task": task, "schedule": seconds, "options": {"expires": max(60.0, 3 * seconds)}}
+
     celery.conf.beat_schedule = {
-        "sweep-deadlines": {"task": "lupus.sweep_deadlines", "schedule": cfg.SWEEP_SECONDS,
-                            "options": {"expires": cfg.SWEEP_SECONDS * 2}},
-        "sweep-outbox": {"task": "lupus.sweep_outbox", "schedule": cfg.OUTBOX_SWEEP_SECONDS,
-                         "options": {"expires": cfg.OUTBOX_SWEEP_SECONDS * 2}},
-        "reminders": {"task": "lupus.reminders", "schedule": cfg.REMINDER_SWEEP_SECONDS,
-                      "options": {"expires": cfg.REMINDER_SWEEP_SECONDS * 2}},
+        "sweep-deadlines": every(cfg.SWEEP_SECONDS, "lupus.sweep_deadlines"),
+        "sweep-outbox": every(cfg.OUTBOX_SWEEP_SECONDS, "lupus.sweep_outbox"),
+        "reminders": every(cfg.REMINDER_SWEEP_SECONDS, "lupus.reminders"),
     }
     return celery
 

@@ -5,16 +5,15 @@ No task is scheduled further ahead than MAX_COUNTDOWN seconds: longer waits live
 
 from __future__ import annotations
 
-import time
-
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
+from worker.sweeps import close_due
 
 MAX_COUNTDOWN = 30.0
-SWEEP_LIMIT = 500
+DISPATCH_BUDGET = 5.0  # seconds of sending per task run
 
 
 @app.task(name="lupus.close_phase")
@@ -24,14 +23,7 @@ def close_phase(game_id: int, phase_no: int) -> bool:
 
 @app.task(name="lupus.sweep_deadlines")
 def sweep_deadlines() -> int:
-    """Close due phases, most overdue first, within one sweep interval; the rest wait one sweep."""
-    svc, until = runtime.service(), time.monotonic() + float(runtime.settings().SWEEP_SECONDS)
-    closed = 0
-    for game_id, phase_no in svc.due_games(limit=SWEEP_LIMIT):
-        closed += svc.close_phase(game_id, phase_no, skip_locked=True)
-        if time.monotonic() > until:
-            break
-    return closed
+    return close_due(runtime.service(), budget=float(runtime.settings().SWEEP_SECONDS))
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
@@ -40,7 +32,9 @@ def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) ->
 
 def _dispatch(ids: list[int] | None) -> int:
     svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
-    report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, lease=cfg.DISPATCH_LEASE_SECONDS,
+    # A short budget: a worker busy waiting for one chat's limit would hold up the deadline sweeps.
+    report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
+                     lease=cfg.DISPATCH_LEASE_SECONDS,
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
     wait = report.soonest()
     if wait is not None and wait <= MAX_COUNTDOWN:

@@ -48,7 +48,7 @@ from service.models import Identity, Outbox, utcnow
 
 log = structlog.get_logger(__name__)
 ABANDONED = "abandoned while sending"
-SHORT_WAIT = 1.0  # seconds: a chat held back less than this waits in memory, not in the database
+SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
 
 
 @dataclass
@@ -191,8 +191,14 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         chats: dict[tuple[int, str], _Chat] = {}
         for r in rows:
             chats.setdefault((r.identity_id, r.address), _Chat([])).rows.append(r)
-        _send_chats(db, senders, limiter, list(chats.values()), clock, started + budget, report,
-                    max_attempts, on_unreachable)
+        try:
+            _send_chats(db, senders, limiter, list(chats.values()), clock, started + budget, report,
+                        max_attempts, on_unreachable)
+        except BaseException as e:
+            # Hand back what this run claimed and did not settle (the compare-and-set leaves the
+            # settled ones alone), rather than leave it to look abandoned when the lease ends.
+            _release(db, rows, clock(), f"released after {type(e).__name__}: {e}")
+            raise
         if ids is not None or time.monotonic() - started >= budget:
             break
     if ids is not None:
@@ -261,7 +267,7 @@ def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], b
     """Store one send's outcome; True if the chat may go on with its next batch."""
     first, now = rows[0], clock()
     if result.status is SendStatus.SENT:
-        _settle(db, rows, status="sent", sent_at=now, last_error=None)
+        _settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
         if result.new_address:
             _move_address(db, first.identity_id, result.new_address)
         report.sent += len(rows)

@@ -1,6 +1,6 @@
 """The product's worker app (`worker.app`, built from the settings the test puts in the
-environment), with one test-only change: the service's clock runs a lead over real time read from a file the test moves, so
-phases that last hours pass in seconds."""
+environment), with one test-only change: the service's clock runs ahead of real time by a lead
+read from a file the test moves, so phases that last hours pass in seconds."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import redis
@@ -20,7 +20,10 @@ from service.db import make_engine
 from service.models import Game, Identity, Outbox
 from service.reminders import install
 from service.settings import Settings
-from tests.service.conftest import db, pg_url, sqlite_template  # noqa: F401 - fixtures
+from tests.service import conftest as service_fixtures
+
+# The service's database fixtures (SQLite from a migrated template, a throwaway PostgreSQL database).
+sqlite_template, pg_url, db = service_fixtures.sqlite_template, service_fixtures.pg_url, service_fixtures.db
 
 REDIS_URL = "redis://127.0.0.1:6379/11"  # this package's own database, flushed around each test
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
