@@ -199,7 +199,9 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             # settled ones alone), rather than leave it to look abandoned when the lease ends.
             _release(db, rows, clock(), f"released after {type(e).__name__}: {e}")
             raise
-        if ids is not None or time.monotonic() - started >= budget:
+        # Another pass only when this one was full (more may be due): a pass that ends with chats
+        # held back leaves them to the task's short countdown, instead of spinning on them here.
+        if ids is not None or len(rows) < limit or time.monotonic() - started >= budget:
             break
     if ids is not None:
         _left_behind(db, ids, clock(), report)

@@ -4,7 +4,9 @@ read from a file the test moves, so phases that last hours pass in seconds."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,3 +21,6 @@ def _now() -> datetime:
 
 
 runtime.clock = _now
+
+# `kill -USR1 <worker pid>` prints every thread's stack into the worker's log (for a hung worker).
+faulthandler.register(signal.SIGUSR1, all_threads=True)
