@@ -8,7 +8,9 @@ other chats go on.
 A row's life: ``pending`` -> (claim) ``sending`` -> ``sent`` | back to ``pending`` later | ``failed``.
 
 - Claim: ``pending`` and due, or ``sending`` whose lease has run out (``not_before`` doubles as the
-  lease's end while a row is ``sending``). ``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
+  lease's end while a row is ``sending``, and ``sent_at`` holds when the send began by the wall
+  clock, so that a jump of the game's clock never makes a send in flight look abandoned).
+  ``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
   workers claiming at once take different rows; SQLite has one writer at a time anyway. The claim
   bumps ``attempts``, and every later write is a compare-and-set on (status, attempts): a worker
   whose lease ran out cannot overwrite what the next one did.
@@ -109,8 +111,12 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
     with transaction(db) as s:
         if not is_sqlite(str(db.url)):
             stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
+        wall = utcnow()
         for row, person in s.exec(stmt).all():
             assert row.id is not None
+            if row.status == "sending" and row.sent_at is not None and _naive(row.sent_at) > _naive(
+                    wall - timedelta(seconds=lease)):
+                continue  # still in flight by the wall clock: game time may jump (tests, the sandbox)
             if row.status == "sending":
                 if (row.last_error or "").startswith(ABANDONED):
                     row.status, row.last_error = "failed", f"{ABANDONED} twice: not sent a third time"
@@ -124,10 +130,18 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
                 continue
             row.status, row.attempts = "sending", row.attempts + 1
             row.not_before = now + timedelta(seconds=lease)
+            # While a row is sending, sent_at says when the send began by the wall clock: a lease is
+            # real time, whatever the game's clock says (the sandbox and the tests move that one).
+            row.sent_at = wall
             s.add(row)
             out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
                            _keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id))
     return out
+
+
+def _naive(when: datetime) -> datetime:
+    """Compare times whether the database kept their zone (PostgreSQL) or not (SQLite)."""
+    return when.replace(tzinfo=None) if when.tzinfo is not None else when
 
 
 def _settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
@@ -143,7 +157,7 @@ def _release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None 
     """Back to pending until ``when``. A deferral is not an attempt (``spend`` False gives it back)."""
     with transaction(db) as s:
         for r in rows:
-            values: dict[str, Any] = {"status": "pending", "not_before": when}
+            values: dict[str, Any] = {"status": "pending", "not_before": when, "sent_at": None}
             if not spend:
                 values["attempts"] = r.token - 1
             if error is not None:

@@ -104,6 +104,13 @@ def test_a_send_abandoned_half_way_is_sent_once_more_and_no_more(lite: Table) ->
     (crashed,) = claim(lite.db, lite.clock(), ["telegram"], lease=60)  # a worker died holding it
     assert claim(lite.db, lite.clock(), ["telegram"]) == []  # leased: nobody else takes it
     lite.advance(seconds=61)
+    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # the game's clock moved, the wall's did not
+    with Session(lite.db) as s:  # the send began minutes ago by the wall clock too: any lease is over
+        held = s.get(Outbox, crashed.id)
+        assert held is not None and held.sent_at is not None
+        held.sent_at -= timedelta(minutes=5)
+        s.add(held)
+        s.commit()
     _deliver(lite, sender)
     (row,) = lite.rows()
     assert row.status == "sent" and len(sender.delivered) == 1
@@ -113,6 +120,7 @@ def test_a_send_abandoned_half_way_is_sent_once_more_and_no_more(lite: Table) ->
         again = s.get(Outbox, crashed.id)
         assert again is not None
         again.status, again.last_error, again.not_before = "sending", f"{ABANDONED} (attempt 1)", lite.clock()
+        again.sent_at = None
         s.add(again)
         s.commit()
     _deliver(lite, sender)
