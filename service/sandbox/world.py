@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
 from service.app import Service
-from service.db import upgrade
+from service.db import is_sqlite, make_engine, upgrade
 from service.models import Game, Identity, Seat
 from service.sandbox import inbound
 from service.sandbox.clock import SandboxClock
@@ -77,7 +78,10 @@ class Sandbox:
 
         self.data_dir = Path(data_dir)
         self.clock = SandboxClock()
-        self.telegram = FakeTelegram(TOKEN)
+        # No flood limits in the stand-ins and none in the limiter: a sandbox game moves a day on at
+        # a click, and Telegram's 20 texts a minute would hold its phones back for minutes.
+        # (tests/delivery covers the limits, the 429s and the retries.)
+        self.telegram = FakeTelegram(TOKEN, enforce_limits=False)
         self.twilio = FakeTwilio(numbers=(FROM_NUMBER,))
         self.phones: dict[str, Phone] = {}
         self.rnd = random.Random(seed)
@@ -104,7 +108,7 @@ class Sandbox:
                                  "secret_token": self.settings.TELEGRAM_WEBHOOK_SECRET}
         self.service: Service | None = None
         self.delivery: Any = None
-        self.http = httpx.Client(timeout=30)
+        self.http = httpx.Client(timeout=60)
 
     # -- life --------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -112,7 +116,8 @@ class Sandbox:
         from service.web import create_app
 
         upgrade(self.settings.DATABASE_URL)
-        self.service = Service(self.settings, clock=self.clock, after_commit=lambda _ids: self._wake.set())
+        self.service = Service(self.settings, db=_sandbox_db(self.settings.DATABASE_URL), clock=self.clock,
+                               after_commit=lambda _ids: self._wake.set())
         _install_worker_hooks(self.service)
         self._web_app.app = create_app(self.settings, self.service)
         self.delivery = _make_delivery(self.settings)
@@ -233,7 +238,7 @@ class Sandbox:
             url = self.settings.PUBLIC_URL + "/sms/twilio"
             status = self.http.post(self.web_url + "/sms/twilio", data=form,
                                     headers=inbound.signed(self.twilio.auth_token, url, form)).status_code
-        self._wake.set()
+        self.flush()
         return status
 
     def tap(self, name: str, message_id: int, data: str) -> int:
@@ -252,8 +257,14 @@ class Sandbox:
         with self._lock:
             phone.said.append((self._inbox_mark(phone), f"[{label}]"))
         status = self.telegram.deliver(inbound.callback_update(phone.user(), data, message))
-        self._wake.set()
+        self.flush()
         return status
+
+    def flush(self) -> None:
+        """Send what is in the outbox now, so a reply shows before the next thing anyone writes."""
+        with self._tick_lock:
+            self._dispatch()
+        self._wake.set()  # and let the worker's turn see what else is due
 
     def add_robots(self, code: str, count: int = 1) -> list[str]:
         """`count` robots join game `code` (each on a phone of his own); they play once it starts."""
@@ -348,6 +359,18 @@ class Sandbox:
         }
 
 
+def _sandbox_db(url: str) -> Engine:
+    """The service's engine; on SQLite without waiting for the disk at each commit (a sandbox's
+    games are worth less than the seconds a click would otherwise take on a slow disk)."""
+    db = make_engine(url)
+    if is_sqlite(url):
+        @event.listens_for(db, "connect")
+        def _fast(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.execute("PRAGMA synchronous=OFF")
+
+    return db
+
+
 def _install_worker_hooks(service: Service) -> None:
     """What the worker adds to the service (reminders, absences), when the worker has it."""
     try:
@@ -358,11 +381,14 @@ def _install_worker_hooks(service: Service) -> None:
 
 
 def _make_delivery(cfg: Settings) -> Any:
+    from service.delivery.limiter import Rate, Rule
     from service.delivery.wiring import make_delivery
 
+    fast = [Rule("channel", Rate(10_000, 1.0, burst=10_000))]
     return make_delivery(
         telegram_bot_token=cfg.TELEGRAM_BOT_TOKEN, telegram_api_url=cfg.TELEGRAM_API_URL,
         twilio_account_sid=cfg.TWILIO_ACCOUNT_SID, twilio_auth_token=cfg.TWILIO_AUTH_TOKEN,
         twilio_from_number=cfg.TWILIO_FROM_NUMBER, twilio_api_url=cfg.TWILIO_API_URL,
-        public_url=cfg.PUBLIC_URL, redis_url=None)
+        public_url=cfg.PUBLIC_URL, redis_url=None,
+        policy={(channel, kind): fast for channel in ("telegram", "sms") for kind in ("private", "group")})
 
