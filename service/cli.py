@@ -81,13 +81,12 @@ def games() -> None:
 def outbox() -> None:
     """Outbox depth by status (and how late the oldest pending message is), and the broker's queue
     depth when the broker can be reached."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
     from sqlmodel import Session, col, func, select
 
     from service.db import make_engine
     from service.models import Outbox, utcnow
     from service.settings import get_settings
-
-    from sqlalchemy.exc import OperationalError, ProgrammingError
 
     cfg = get_settings()
     try:
@@ -116,7 +115,7 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
         options = {"ssl_cert_reqs": None} if redis_url.startswith("rediss://") else {}
         client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3, **options)
         try:
-            return f"redis, {int(client.llen(queue))} queued"  # type: ignore[arg-type]
+            return f"redis, {client.llen(queue)} queued"
         except redis.RedisError as e:
             return f"redis unreachable ({type(e).__name__})"
         finally:

@@ -17,7 +17,6 @@ import engine
 from engine.playout import random_moves
 from service.models import Game, Identity, Seat
 
-
 Address = tuple[str, str]  # (channel, address): how the service knows a person
 
 
