@@ -142,12 +142,14 @@ def up(
 ) -> None:
     """Run everything locally on embedded defaults: the sandbox page (phones on Telegram and SMS), the
     real web app behind it, and the worker. Starts from an empty database each time. Ctrl-C stops it."""
+    import logging
     import time
 
     from service.logging import configure
     from service.sandbox.world import Sandbox
 
     configure(json=False)
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # one line per migration plugin otherwise
     for name in ("sandbox.db", "sandbox.db-wal", "sandbox.db-shm"):
         (data / name).unlink(missing_ok=True)
     try:
