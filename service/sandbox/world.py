@@ -31,7 +31,10 @@ from sqlmodel import Session, col, select
 
 from service.app import Service
 from service.db import is_sqlite, make_engine, upgrade
+from service.delivery.dispatch import deliver
+from service.delivery.senders import PermanentReason
 from service.models import Game, Identity, Seat
+from service.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import inbound
 from service.sandbox.clock import SandboxClock
 from service.sandbox.fake_telegram import FakeTelegram
@@ -118,7 +121,7 @@ class Sandbox:
         upgrade(self.settings.DATABASE_URL)
         self.service = Service(self.settings, db=_sandbox_db(self.settings.DATABASE_URL), clock=self.clock,
                                after_commit=lambda _ids: self._wake.set())
-        _install_worker_hooks(self.service)
+        install(self.service)  # what the worker adds to the service: absences counted at each close
         self._web_app.app = create_app(self.settings, self.service)
         self.delivery = _make_delivery(self.settings)
         self.page_server.start()
@@ -169,19 +172,26 @@ class Sandbox:
             self._dispatch()
 
     def _dispatch(self) -> int:
-        from service.delivery.dispatch import deliver
-
+        """The worker's `lupus.dispatch` / `lupus.sweep_outbox`."""
         assert self.service is not None
-        report = deliver(self.service.db, self.delivery.senders, self.delivery.limiter, clock=self.clock,
+        svc = self.service
+
+        def unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
+            tell_hosts_unreachable(svc, identity_id, reason.value, games)
+
+        report = deliver(svc.db, self.delivery.senders, self.delivery.limiter, clock=self.clock,
                          lease=self.settings.DISPATCH_LEASE_SECONDS,
-                         max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS)
+                         max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
         if report.soonest() is not None:
             self._wake.set()  # held back by a rate limit: try again on the next turn
         return int(report.sent)
 
     def _sweep(self) -> int:
+        """The worker's `lupus.sweep_deadlines` and `lupus.reminders`."""
         assert self.service is not None
-        return sum(self.service.close_phase(g, n) for g, n in self.service.due_games())
+        closed = sum(self.service.close_phase(g, n) for g, n in self.service.due_games())
+        remind(self.service)
+        return closed
 
     def _robots_move(self) -> int:
         assert self.service is not None
@@ -369,15 +379,6 @@ def _sandbox_db(url: str) -> Engine:
             dbapi_conn.execute("PRAGMA synchronous=OFF")
 
     return db
-
-
-def _install_worker_hooks(service: Service) -> None:
-    """What the worker adds to the service (reminders, absences), when the worker has it."""
-    try:
-        from service.reminders import install
-    except ImportError:
-        return
-    install(service)
 
 
 def _make_delivery(cfg: Settings) -> Any:
