@@ -41,7 +41,16 @@ def ensure_venv() -> None:
 
 
 def up(args: list[str]) -> int:
-    return _run([str(BIN / "lupus"), "up", *args])
+    cmd = [str(BIN / "lupus"), "up", *args]
+    print("+", " ".join(cmd), flush=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            # Ctrl-C reached `lupus up` too (the terminal signals the whole group) and it is
+            # stopping cleanly: wait for it (subprocess.call would kill it after a quarter second).
+            continue
 
 
 def test(args: list[str]) -> int:

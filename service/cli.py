@@ -117,11 +117,104 @@ def games() -> None:
 
 
 @app.command()
-def up() -> None:
-    """Run locally on embedded defaults (for now: replay the example game)."""
-    example = Path(__file__).resolve().parent.parent / "examples" / "first-game.yaml"
-    typer.echo(f"Replaying {example.name}:")
-    replay(example, None)
+def outbox() -> None:
+    """Outbox depth by status (and how late the oldest pending message is), and the broker's queue
+    depth when the broker can be reached."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+    from sqlmodel import Session, col, func, select
+
+    from service.db import make_engine
+    from service.models import Outbox, utcnow
+    from service.settings import get_settings
+
+    cfg = get_settings()
+    try:
+        with Session(make_engine(cfg.DATABASE_URL)) as s:
+            rows = s.exec(select(Outbox.status, func.count(col(Outbox.id))).group_by(col(Outbox.status))).all()
+            oldest = s.exec(select(func.min(col(Outbox.not_before)))
+                            .where(col(Outbox.status) == "pending")).first()
+    except (OperationalError, ProgrammingError) as e:
+        typer.echo(f"cannot read the outbox ({type(e.orig).__name__}): is the database migrated? "
+                   "(lupus db upgrade)", err=True)
+        raise typer.Exit(1) from None
+    counts = dict(rows)
+    for status in sorted(set(counts) | {"pending", "sent", "failed"}):
+        typer.echo(f"{status:<10} {counts.get(status, 0)}")
+    if oldest is not None:
+        late = (utcnow() - (oldest if oldest.tzinfo else oldest.replace(tzinfo=utcnow().tzinfo))).total_seconds()
+        typer.echo(f"oldest pending due {max(0, int(late))} s ago")
+    typer.echo(f"broker     {broker_depth(cfg.REDIS_URL)}")
+
+
+def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = Path("var")) -> str:
+    """Messages waiting in the worker's queue, as a line for people: Redis, or the embedded broker."""
+    if redis_url:
+        import redis
+
+        options = {"ssl_cert_reqs": None} if redis_url.startswith("rediss://") else {}
+        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3, **options)
+        try:
+            return f"redis, {client.llen(queue)} queued"
+        except redis.RedisError as e:
+            return f"redis unreachable ({type(e).__name__})"
+        finally:
+            client.close()
+    import sqlite3
+
+    path = data_dir / "celery.db"
+    if not path.exists():
+        return "embedded (no queue yet)"
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            (n,) = conn.execute("SELECT count(*) FROM kombu_message m JOIN kombu_queue q ON m.queue_id = q.id "
+                                "WHERE q.name = ? AND m.visible", (queue,)).fetchone()
+    except sqlite3.Error as e:
+        return f"embedded, unreadable ({e})"
+    return f"embedded, {n} queued"
+
+
+@app.command()
+def up(
+    port: int = typer.Option(8000, help="the sandbox page's port (0: any free one; a busy one falls back to any)"),
+    data: Path = typer.Option(Path("var"), help="where the sandbox's SQLite database lives"),
+    host: str = typer.Option("127.0.0.1", help="the address to listen on"),
+) -> None:
+    """Run everything locally on embedded defaults: the sandbox page (phones on Telegram and SMS), the
+    real web app behind it, and the worker. Starts from an empty database each time. Ctrl-C stops it."""
+    import logging
+    import time
+
+    from service.logging import configure
+    from service.sandbox.world import Sandbox
+
+    configure(json=False)
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # one line per migration plugin otherwise
+    for name in ("sandbox.db", "sandbox.db-wal", "sandbox.db-shm"):
+        (data / name).unlink(missing_ok=True)
+    try:
+        sandbox = Sandbox(data, port=port, host=host)
+    except OSError:
+        typer.echo(f"port {port} is busy; taking a free one")
+        sandbox = Sandbox(data, port=0, host=host)
+    url = sandbox.start()
+    typer.echo(f"""
+Lupus by Message is running on embedded defaults:
+  database  {sandbox.settings.DATABASE_URL} (migrated)
+  web app   {sandbox.web_url}  (the real webhooks: /telegram/webhook, /sms/twilio, /healthz)
+  Telegram  stand-in at {url}/telegram    Twilio  stand-in at {url}/twilio
+  worker    in this process (it shares the sandbox's movable clock; no Redis needed)
+
+  Open the sandbox:  {url}/
+
+Press Ctrl-C to stop.""")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        typer.echo("stopping...")
+    finally:
+        sandbox.stop()
+    typer.echo("stopped")
 
 
 def main() -> None:

@@ -1,0 +1,395 @@
+"""The sandbox: the real service, its real webhook routes and its real senders, with Telegram and
+Twilio replaced by the stand-ins and the players by phones on a web page.
+
+    page ──► Sandbox.say ──► inbound.py builds a Telegram update / a signed Twilio form
+                             ──► POST to the real web app (/telegram/webhook, /sms/twilio)
+    outbox ──► the in-process worker ──► the real senders ──► FakeTelegram / FakeTwilio
+                                                               ──► what each phone shows
+
+Why the worker runs in-process here and not as a Celery worker on the embedded broker: the sandbox
+moves the clock ("next deadline"), and the worker must read the same clock as the web app; one
+process shares it for free, where separate processes would need it stored somewhere. It calls the
+same domain functions the Celery tasks call (dispatch the outbox, sweep due deadlines, reminders),
+and it sends at once instead of after the embedded broker's one-second poll. `lupus up` says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+import secrets
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import Engine, event
+from sqlmodel import Session, col, select
+
+from service.app import Service
+from service.db import is_sqlite, make_engine, upgrade
+from service.delivery.dispatch import deliver
+from service.delivery.senders import PermanentReason
+from service.models import Game, Identity, Seat
+from service.reminders import install, remind, tell_hosts_unreachable
+from service.sandbox import inbound
+from service.sandbox.clock import SandboxClock
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.fake_twilio import FakeTwilio
+from service.sandbox.robots import pending_moves
+from service.sandbox.server import ServerThread
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+TOKEN = "7000000001:sandbox-token"
+FROM_NUMBER = "+15005550006"
+NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jim", "Kim", "Leo", "Mia", "Ned",
+         "Oli", "Pam", "Quin", "Rex", "Sue", "Tom", "Uma", "Vic", "Wes", "Xia", "Yves", "Zoe"]
+
+
+@dataclass
+class Phone:
+    """One simulated player: a Telegram user (his private chat) or a mobile number."""
+
+    name: str
+    channel: str  # "telegram" or "sms", as the service names channels
+    address: str  # the Telegram user id, or the number in E.164
+    robot: bool = False
+    said: list[tuple[int, str]] = field(default_factory=list)
+    """What he wrote, each with how far his inbox went when he wrote it (to interleave the two)."""
+
+    def user(self) -> dict[str, Any]:
+        return inbound.telegram_user(int(self.address), self.name, language_code="en")
+
+
+class _Later:
+    """An ASGI app set after its server is bound: the web app needs its own address (PUBLIC_URL)."""
+
+    app: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+class Sandbox:
+    def __init__(self, data_dir: Path | str = "var", *, port: int = 0, host: str = "127.0.0.1",
+                 database_url: str | None = None, seed: int | None = None, **settings: Any) -> None:
+        from service.sandbox.page import make_app  # the page's routes call back into this object
+
+        self.data_dir = Path(data_dir)
+        self.clock = SandboxClock()
+        # No flood limits in the stand-ins and none in the limiter: a sandbox game moves a day on at
+        # a click, and Telegram's 20 texts a minute would hold its phones back for minutes.
+        # (tests/delivery covers the limits, the 429s and the retries.)
+        self.telegram = FakeTelegram(TOKEN, enforce_limits=False)
+        self.twilio = FakeTwilio(numbers=(FROM_NUMBER,))
+        self.phones: dict[str, Phone] = {}
+        self.rnd = random.Random(seed)
+        self.robot_done: set[tuple[int, int, str]] = set()
+        self._lock = threading.RLock()  # the phones
+        self._tick_lock = threading.RLock()  # one tick at a time (the worker's thread, the controls)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._ids = itertools.count(1)
+        self._thread: threading.Thread | None = None
+        self.page_server = ServerThread(make_app(self), host=host, port=port)
+        self._web_app = _Later()
+        self.web_server = ServerThread(self._web_app)
+        self.url, self.web_url = self.page_server.url, self.web_server.url
+        self.settings = Settings(
+            DATABASE_URL=database_url or f"sqlite:///{(self.data_dir / 'sandbox.db').resolve()}",
+            REDIS_URL=None, PUBLIC_URL=self.web_url,
+            TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=secrets.token_urlsafe(16),
+            TELEGRAM_API_URL=self.url + "/telegram",
+            TWILIO_ACCOUNT_SID=self.twilio.account_sid, TWILIO_AUTH_TOKEN=self.twilio.auth_token,
+            TWILIO_FROM_NUMBER=FROM_NUMBER, TWILIO_MESSAGING_SERVICE_SID=None, TWILIO_API_URL=self.url + "/twilio",
+            **settings)
+        self.telegram.webhook = {"url": self.web_url + "/telegram/webhook",
+                                 "secret_token": self.settings.TELEGRAM_WEBHOOK_SECRET}
+        self.service: Service | None = None
+        self.delivery: Any = None
+        self.http = httpx.Client(timeout=60)
+
+    # -- life --------------------------------------------------------------------------------------
+    def start(self) -> str:
+        """Migrate, serve the page and the web app, start the worker; returns the page's address."""
+        from service.web import create_app
+
+        upgrade(self.settings.DATABASE_URL)
+        self.service = Service(self.settings, db=_sandbox_db(self.settings.DATABASE_URL), clock=self.clock,
+                               after_commit=lambda _ids: self._wake.set())
+        install(self.service)  # what the worker adds to the service: absences counted at each close
+        self._web_app.app = create_app(self.settings, self.service)
+        self.delivery = _make_delivery(self.settings)
+        self.page_server.start()
+        self.web_server.start()
+        self._thread = threading.Thread(target=self._run, name="sandbox-worker", daemon=True)
+        self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(30)
+        self.web_server.stop()
+        self.page_server.stop()
+        self.http.close()
+        if self.delivery is not None:
+            self.delivery.close()
+        if self.service is not None:
+            self.service.db.dispose()
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    # -- the in-process worker --------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(0.5)
+            self._wake.clear()
+            try:
+                self.tick()
+            except Exception:  # a bad tick must not stop the sandbox; the next one tries again
+                log.exception("sandbox tick failed")
+
+    def tick(self) -> None:
+        """What beat and the worker do, once: send the outbox, close due phases, let robots move."""
+        with self._tick_lock:
+            for _ in range(20):
+                self._dispatch()
+                closed = self._sweep()
+                moved = self._robots_move()
+                if not closed and not moved:
+                    break
+            self._dispatch()
+
+    def _dispatch(self) -> int:
+        """The worker's `lupus.dispatch` / `lupus.sweep_outbox`."""
+        assert self.service is not None
+        svc = self.service
+
+        def unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
+            tell_hosts_unreachable(svc, identity_id, reason.value, games)
+
+        report = deliver(svc.db, self.delivery.senders, self.delivery.limiter, clock=self.clock,
+                         lease=self.settings.DISPATCH_LEASE_SECONDS,
+                         max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
+        if report.soonest() is not None:
+            self._wake.set()  # held back by a rate limit: try again on the next turn
+        return int(report.sent)
+
+    def _sweep(self) -> int:
+        """The worker's `lupus.sweep_deadlines` and `lupus.reminders`."""
+        assert self.service is not None
+        closed = sum(self.service.close_phase(g, n) for g, n in self.service.due_games())
+        remind(self.service)
+        return closed
+
+    def _robots_move(self) -> int:
+        assert self.service is not None
+        with self._lock:
+            robots = {(p.channel, p.address): p for p in self.phones.values() if p.robot}
+        if not robots:
+            return 0
+        moves = pending_moves(self.service.db, robots, self.robot_done, self.rnd)
+        for who, text in moves:
+            self.say(robots[who].name, text)
+        return len(moves)
+
+    # -- the controls ------------------------------------------------------------------------------
+    def next_deadline(self) -> datetime | None:
+        """Move the clock just past the earliest deadline of a running game and let the worker
+        close it; returns that deadline (None when no game is waiting for one)."""
+        assert self.service is not None
+        with Session(self.service.db) as s:
+            when = s.exec(select(Game.deadline).where(col(Game.status) == "running", col(Game.paused).is_(False),
+                                                      col(Game.deadline).is_not(None))
+                          .order_by(col(Game.deadline))).first()
+        if when is None:
+            return None
+        self.clock.advance_to(when + timedelta(seconds=1))
+        self.tick()
+        return when
+
+    def add_phone(self, name: str | None = None, channel: str = "telegram", robot: bool = False) -> Phone:
+        with self._lock:
+            taken = {n.lower() for n in self.phones}
+            if name is None:
+                name = next((n for n in NAMES if n.lower() not in taken), f"P{len(self.phones) + 1}")
+            name = name.strip()
+            if not name or name.lower() in taken:
+                raise ValueError(f"a phone called {name!r} exists already" if name else "a phone needs a name")
+            if channel not in ("telegram", "sms"):
+                raise ValueError("the channel is telegram or sms")
+            n = len(self.phones) + 1
+            address = str(100000 + n) if channel == "telegram" else f"+39333{n:07d}"
+            phone = Phone(name, channel, address, robot)
+            self.phones[name] = phone
+            return phone
+
+    def say(self, name: str, text: str) -> int:
+        """`name` writes `text` to the bot; returns the HTTP status the web app answered."""
+        phone = self.phones[name]
+        with self._lock:
+            phone.said.append((self._inbox_mark(phone), text))
+        if phone.channel == "telegram":
+            update = inbound.text_update(phone.user(), text, message_id=next(self._ids))
+            status = self.telegram.deliver(update)
+        else:
+            form = inbound.incoming_sms(self.twilio.account_sid, phone.address, FROM_NUMBER, text)
+            url = self.settings.PUBLIC_URL + "/sms/twilio"
+            status = self.http.post(self.web_url + "/sms/twilio", data=form,
+                                    headers=inbound.signed(self.twilio.auth_token, url, form)).status_code
+        self.flush()
+        return status
+
+    def tap(self, name: str, message_id: int, data: str) -> int:
+        """`name` taps the inline button carrying `data` under the bot's message `message_id`."""
+        phone = self.phones[name]
+        if phone.channel != "telegram":
+            raise ValueError("only Telegram has buttons")
+        message = next((m for m in self.telegram.messages(int(phone.address)) if m["message_id"] == message_id),
+                       None)
+        if message is None:
+            raise ValueError("no such message")
+        label = next((b.get("text", data) for row in message.get("reply_markup", {}).get("inline_keyboard", [])
+                      for b in row if b.get("callback_data") == data), None)
+        if label is None:
+            raise ValueError("no such button")
+        with self._lock:
+            phone.said.append((self._inbox_mark(phone), f"[{label}]"))
+        status = self.telegram.deliver(inbound.callback_update(phone.user(), data, message))
+        self.flush()
+        return status
+
+    def flush(self) -> None:
+        """Send what is in the outbox now, so a reply shows before the next thing anyone writes."""
+        with self._tick_lock:
+            self._dispatch()
+        self._wake.set()  # and let the worker's turn see what else is due
+
+    def add_robots(self, code: str, count: int = 1) -> list[str]:
+        """`count` robots join game `code` (each on a phone of his own); they play once it starts."""
+        names = []
+        for i in range(count):
+            robot = self.add_phone(channel="sms" if i % 3 == 2 else "telegram", robot=True)
+            self.say(robot.name, f"join {code.lstrip('#').upper()} {robot.name}")
+            names.append(robot.name)
+        return names
+
+    def quick_game(self, humans: tuple[tuple[str | None, str], ...] = ((None, "telegram"), (None, "sms")),
+                   size: int = 8) -> str:
+        """A game of `size`: the first human hosts it, the other humans join, robots fill the other
+        seats, the host starts it. Returns its code."""
+        people = [self.add_phone(name, channel) for name, channel in humans]
+        host = people[0]
+        self.say(host.name, "new")
+        code = self._hosted_by(host)
+        for p in people:
+            self.say(p.name, f"join {code} {p.name}")
+        self.add_robots(code, size - len(people))
+        self.say(host.name, "start")
+        return code
+
+    def _hosted_by(self, phone: Phone) -> str:
+        assert self.service is not None
+        with Session(self.service.db) as s:
+            code = s.exec(select(Game.code).join(Identity, col(Identity.id) == col(Game.host_id))
+                          .where(Identity.channel == phone.channel, Identity.address == phone.address)
+                          .order_by(col(Game.id).desc())).first()
+        if code is None:
+            raise RuntimeError(f"{phone.name} could not create a game")
+        return code
+
+    # -- what the page shows -----------------------------------------------------------------------
+    def _inbox(self, phone: Phone) -> list[dict[str, Any]]:
+        if phone.channel == "telegram":
+            return self.telegram.messages(int(phone.address))
+        return self.twilio.messages(to=phone.address)
+
+    def _inbox_mark(self, phone: Phone) -> int:
+        inbox = self._inbox(phone)
+        if phone.channel == "telegram":
+            return max((m["message_id"] for m in inbox), default=0)
+        return len(inbox)
+
+    def timeline(self, phone: Phone) -> list[dict[str, Any]]:
+        """His chat as his phone shows it: the bot's messages and his own, in order."""
+        items: list[tuple[int, int, dict[str, Any]]] = []
+        for i, m in enumerate(self._inbox(phone), start=1):
+            if phone.channel == "telegram":
+                keyboard = m.get("reply_markup", {}).get("inline_keyboard", []) if m.get("reply_markup") else []
+                buttons = [[{"text": b.get("text", ""), "data": b.get("callback_data")} for b in row]
+                           for row in keyboard]
+                items.append((m["message_id"], 0, {"from": "bot", "text": m["text"], "id": m["message_id"],
+                                                   "buttons": buttons}))
+            else:
+                items.append((i, 0, {"from": "bot", "text": m["body"], "segments": int(m["num_segments"])}))
+        for j, (mark, text) in enumerate(phone.said, start=1):
+            items.append((mark, -len(phone.said) + j - 1, {"from": "me", "text": text}))
+        # What he wrote goes after the message he had seen when he wrote it, in the order he wrote.
+        items.sort(key=lambda x: (x[0], 0 if x[2]["from"] == "bot" else 1, x[1]))
+        return [x[2] for x in items]
+
+    def games(self) -> list[dict[str, Any]]:
+        assert self.service is not None
+        with Session(self.service.db) as s:
+            rows = s.exec(select(Game).order_by(col(Game.id))).all()
+            out = []
+            for g in rows:
+                seats = s.exec(select(Seat.name).where(col(Seat.game_id) == g.id, col(Seat.status) == "joined")).all()
+                phase = ""
+                if g.state:
+                    import engine
+
+                    pv = engine.public_view(engine.from_json(g.state))
+                    phase = str(pv.get("phase", ""))
+                out.append({"code": g.code, "status": g.status, "phase": phase, "phase_no": g.phase_no,
+                            "deadline": g.deadline.isoformat() if g.deadline else None,
+                            "players": list(seats)})
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            phones = list(self.phones.values())
+        return {
+            "now": self.clock.now().isoformat(),
+            "ahead_hours": round(self.clock.offset.total_seconds() / 3600, 1),
+            "games": self.games(),
+            "phones": [{"name": p.name, "channel": p.channel, "address": p.address, "robot": p.robot,
+                        "messages": self.timeline(p)} for p in phones],
+        }
+
+
+def _sandbox_db(url: str) -> Engine:
+    """The service's engine; on SQLite without waiting for the disk at each commit (a sandbox's
+    games are worth less than the seconds a click would otherwise take on a slow disk)."""
+    db = make_engine(url)
+    if is_sqlite(url):
+        @event.listens_for(db, "connect")
+        def _fast(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.execute("PRAGMA synchronous=OFF")
+
+    return db
+
+
+def _make_delivery(cfg: Settings) -> Any:
+    from service.delivery.limiter import Rate, Rule
+    from service.delivery.wiring import make_delivery
+
+    fast = [Rule("channel", Rate(10_000, 1.0, burst=10_000))]
+    return make_delivery(
+        telegram_bot_token=cfg.TELEGRAM_BOT_TOKEN, telegram_api_url=cfg.TELEGRAM_API_URL,
+        twilio_account_sid=cfg.TWILIO_ACCOUNT_SID, twilio_auth_token=cfg.TWILIO_AUTH_TOKEN,
+        twilio_from_number=cfg.TWILIO_FROM_NUMBER, twilio_api_url=cfg.TWILIO_API_URL,
+        public_url=cfg.PUBLIC_URL, redis_url=None,
+        policy={(channel, kind): fast for channel in ("telegram", "sms") for kind in ("private", "group")})
+

@@ -1,0 +1,44 @@
+"""`lupus up` as a newcomer runs it: it migrates, serves the page and the real web app, prints the
+page's address, and stops cleanly on Ctrl-C (SIGINT)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def test_up_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    lupus = str(Path(sys.executable).parent / "lupus")
+    proc = subprocess.Popen([lupus, "up", "--port", "0", "--data", str(tmp_path)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    lines: list[str] = []
+    try:
+        end = time.monotonic() + 90
+        while time.monotonic() < end:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "Press Ctrl-C" in line:
+                break
+        out = "".join(lines)
+        page = re.search(r"Open the sandbox:\s+(http://\S+)", out)
+        web = re.search(r"web app\s+(http://\S+)", out)
+        assert page and web, out
+        assert "Game of eight with robots" in httpx.get(page.group(1), timeout=30).text
+        assert httpx.get(page.group(1) + "api/state", timeout=30).json()["phones"] == []
+        health = httpx.get(web.group(1) + "/healthz", timeout=30)
+        assert health.status_code == 200 and health.json()["database"] == "ok"
+        assert (tmp_path / "sandbox.db").exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, rest
+    assert rest.rstrip().endswith("stopped")
