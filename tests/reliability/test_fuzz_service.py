@@ -69,5 +69,6 @@ def test_a_nul_byte_is_answered_on_postgresql(pg_h: Harness) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_hostile_texts_through_the_service_long(pg_h: Harness) -> None:
     _run(pg_h, 3000)

@@ -117,6 +117,7 @@ def test_no_text_leaks_a_secret(rules: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize("rules", RULES)
 def test_no_text_leaks_a_secret_in_1000_games(rules: str) -> None:
     assert sum(check_game(rules, seed) for seed in range(1000, 2000)) > 10_000
