@@ -11,6 +11,7 @@ worker decide what "now" is.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -34,8 +35,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 AfterCommit = Callable[[Sequence[int]], None]
 ACTIVE = ("lobby", "running")
-#: Commands that need no game.
-GAMELESS = {"new", "games", "lang", "digest"}
 
 
 def _noop(_ids: Sequence[int]) -> None:
@@ -44,8 +43,11 @@ def _noop(_ids: Sequence[int]) -> None:
 
 class Service:
     def __init__(self, settings: Settings | None = None, db: Engine | None = None,
-                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop) -> None:
+                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop,
+                 random_bits: Callable[[int], int] = secrets.randbits) -> None:
         self.settings = settings or get_settings()
+        self.random_bits = random_bits
+        """Where game seeds come from: a secure source, unless a test wants its games reproducible."""
         self.db = db or make_engine(self.settings.DATABASE_URL)
         self.clock = clock
         self.after_commit = after_commit
@@ -157,6 +159,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         return play.lang(ctx, p)
     if verb == "digest":
         return play.digest(ctx, p)
+    if verb == "tz":
+        return play.timezone(ctx, p)
     if verb == "games":
         return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
     if verb == "join":
@@ -189,6 +193,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "players": lambda c, r, p: lobby.players(c, r),
     "leave": lambda c, r, p: lobby.leave(c, r),
     "start": lambda c, r, p: lobby.start(c, r),
+    "set": lobby.set_,
     "extend": lambda c, r, p: host.move_deadline(c, r, p, +1),
     "shorten": lambda c, r, p: host.move_deadline(c, r, p, -1),
     "pause": lambda c, r, p: host.pause(c, r),

@@ -21,4 +21,9 @@ def error_text(lang: str, error: LupusError) -> str:
         params["verb"] = t(lang, verb) if has("en", verb) else params["verb"]
     if "suspects" in params:
         params["suspects"] = t(lang, "svc.or").join(params["suspects"])
+    for k, v in params.items():
+        if isinstance(v, list | tuple):
+            params[k] = ", ".join(str(x) for x in v)
+        elif isinstance(v, dict):
+            params[k] = ", ".join(f"{role_name(lang, str(r))} ({n})" for r, n in v.items())
     return t(lang, key, **params)

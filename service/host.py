@@ -69,7 +69,7 @@ def _announce_deadline(room: Room, key: str, deadline: datetime | None) -> None:
     for person in [p for _, p in room.seated()] + room.moderators():
         lang = person.language
         text = t(lang, key, phase=_phase_name(room, lang),
-                 deadline=deadline_text(deadline, room.game.timezone, lang))
+                 deadline=deadline_text(deadline, room.info(person).tz, lang))
         room.ctx.send(person, key, text, f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
 
 

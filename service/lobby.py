@@ -9,6 +9,7 @@ the host said ``shuffle off``.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -47,65 +48,113 @@ def role_key(word: str) -> str | None:
     return None
 
 
-def new(ctx: Ctx, p: Parsed) -> None:
-    assert ctx.identity is not None
-    cfg = ctx.svc.settings
-    rules, setup, options = RuleSet.TABULA.value, {}, {}  # type: tuple[str, dict[str, Any], dict[str, Any]]
-    tz, lang, words, i = cfg.DEFAULT_TIMEZONE, ctx.lang, list(p.args), 0
+@dataclass
+class Choices:
+    """What a host chose for a game (at ``new``, or later with ``set``)."""
+
+    rules: str | None = None
+    setup: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    tz: str | None = None
+    lang: str | None = None
+    timing_only: bool = True
+
+
+class BadWord(Exception):
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+
+def parse_choices(words: list[str]) -> Choices:
+    c, i = Choices(), 0
     while i < len(words):
         w, key = words[i], OPTION_INDEX.get(fold(words[i]))
         arg = words[i + 1] if i + 1 < len(words) else ""
         if fold(w) in {r.value for r in RuleSet}:
-            rules, i = fold(w), i + 1
+            c.rules, c.timing_only, i = fold(w), False, i + 1
             continue
         if key is None or not arg:
-            return ctx.reply("svc.new.bad", word=w)
+            raise BadWord(w)
+        if key not in ("night", "nominations", "ballot"):
+            c.timing_only = False
         if key == "deck":
             cards, i = [], i + 1
             while i < len(words) and fold(words[i]) not in OPTION_INDEX:
-                for item in words[i].split(","):
-                    if item and role_key(item) is None:
-                        return ctx.reply("svc.new.bad", word=item)
-                    if item:
-                        cards.append(role_key(item))
+                for item in filter(None, words[i].split(",")):
+                    if (role := role_key(item)) is None:
+                        raise BadWord(item)
+                    cards.append(role)
                 i += 1
-            setup["specials"] = cards
+            c.setup["specials"] = cards
             continue
         i += 2
         if key == "theme":
-            setup["theme"] = arg
+            c.setup["theme"] = arg
         elif key in ("night", "nominations", "ballot"):
-            at = grammar.parse_time(arg)
-            minutes = grammar.parse_duration(arg)
-            if at is not None:
-                options[f"{key}_at"] = at
-            elif minutes is not None:
-                options[f"{key}_minutes"] = minutes
-            else:
-                return ctx.reply("svc.new.bad", word=arg)
+            at, minutes = grammar.parse_time(arg), grammar.parse_duration(arg)
+            if at is None and minutes is None:
+                raise BadWord(arg)
+            c.options.pop(f"{key}_at", None)
+            c.options[f"{key}_at" if at else f"{key}_minutes"] = at or minutes
         elif key == "tz":
             try:
                 ZoneInfo(arg)
             except (ZoneInfoNotFoundError, ValueError):
-                return ctx.reply("svc.new.bad", word=arg)
-            tz = arg
+                raise BadWord(arg) from None
+            c.tz = arg
         elif key == "lang":
             if (code := grammar.parse_lang(arg)) is None:
-                return ctx.reply("svc.new.bad", word=arg)
-            lang = code
+                raise BadWord(arg)
+            c.lang = code
         elif key == "shuffle":
             if (yes := grammar.parse_yes_no(arg)) is None:
-                return ctx.reply("svc.new.bad", word=arg)
-            options["shuffle"] = yes
+                raise BadWord(arg)
+            c.options["shuffle"] = yes
+    return c
+
+
+def new(ctx: Ctx, p: Parsed) -> None:
+    assert ctx.identity is not None
+    try:
+        c = parse_choices(list(p.args))
+    except BadWord as e:
+        return ctx.reply("svc.new.bad", word=e.word)
+    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
+    lang = c.lang or ctx.lang
     code = _fresh_code(ctx)
     if ctx.newcomer:
         ctx.identity.language = lang
-    game = Game(code=code, rules=rules, setup=setup, options=options, timezone=tz, language=lang,
-                seed=secrets.randbits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+    game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
+                seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
     ctx.reply("svc.created", code=code, rules=rules, tz=tz)
+
+
+def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
+    """A host changes what he chose: anything in the lobby; phase lengths and times later too."""
+    game = room.game
+    if not room.is_host(ctx.identity.id if ctx.identity else None):
+        return ctx.reply("svc.not_host")
+    try:
+        c = parse_choices(list(p.args))
+    except BadWord as e:
+        return ctx.reply("svc.new.bad", word=e.word)
+    if not p.args or (game.status != "lobby" and not c.timing_only) or game.status in ("over", "ended"):
+        return ctx.reply("svc.set.bad", code=game.code)
+    for phase in ("night", "nominations", "ballot"):
+        if f"{phase}_at" in c.options or f"{phase}_minutes" in c.options:
+            game.options = {k: v for k, v in game.options.items() if not k.startswith(phase + "_")}
+    game.options = {**game.options, **c.options}
+    if c.setup:  # a theme replaces named characters and the other way round
+        drop = {"theme": "specials", "specials": "theme"}
+        game.setup = {k: v for k, v in {**game.setup, **c.setup}.items()
+                      if not any(new in c.setup and k == old for new, old in drop.items())}
+    game.rules = c.rules or game.rules
+    game.timezone, game.language = c.tz or game.timezone, c.lang or game.language
+    room.log("host", "set", {"args": list(p.args)})
+    ctx.reply("svc.set.ok", code=game.code)
 
 
 def _fresh_code(ctx: Ctx) -> str:
@@ -164,7 +213,7 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     ctx.reply("svc.substitute.welcome", code=room.game.code, name=seat.name)
     reader = room.reader(ctx.identity, seat)
     view = engine.view(room.state, seat.name)
-    ctx.reply_text("svc.role", render.role_text(view, reader, room.info()), room.id)
+    ctx.reply_text("svc.role", render.role_text(view, reader, room.info(ctx.identity)), room.id)
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed, seat.last_list = render.options(actions, ctx.lang)

@@ -33,6 +33,8 @@ class Identity(SQLModel, table=True):
     """Said STOP (or blocked the bot): nothing is sent until he writes again."""
     unreachable: bool = False
     """The channel refused delivery for good (the worker sets it)."""
+    timezone: str | None = Field(default=None, max_length=64)
+    """Where he reads deadlines (``tz Europe/London``); None: each game's own time zone."""
     digest: bool = False
     """Takes the town square as one digest per phase instead of message by message."""
     current_game_id: int | None = Field(default=None)

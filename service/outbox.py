@@ -41,8 +41,12 @@ class RecordingSender:
         self.sent[address].append(text)
 
 
-def claim(db: Engine, now: datetime | None = None, limit: int = 100) -> list[tuple[int, str, str, str]]:
-    """Pending messages due now: (outbox id, channel, address, text), oldest first."""
+def claim(db: Engine, now: datetime | None = None, limit: int = 100,
+          lease: timedelta = timedelta(minutes=5)) -> list[tuple[int, str, str, str]]:
+    """Pending messages due now: (outbox id, channel, address, text), oldest first.
+
+    Claimed rows are leased: not due again until ``lease`` has passed, so two dispatchers
+    never take the same row at once, and a row whose sender died is tried again later."""
     when = now or utcnow()
     with transaction(db) as session:
         stmt = (select(Outbox, Identity.address).join(Identity, col(Identity.id) == col(Outbox.identity_id))
@@ -50,8 +54,13 @@ def claim(db: Engine, now: datetime | None = None, limit: int = 100) -> list[tup
                 .order_by(col(Outbox.id)).limit(limit))
         if not is_sqlite(str(db.url)):
             stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
-        return [(row.id, row.channel, address, row.text) for row, address in session.exec(stmt)
-                if row.id is not None]
+        out = []
+        for row, address in session.exec(stmt).all():
+            if row.id is not None:
+                row.not_before = when + lease
+                session.add(row)
+                out.append((row.id, row.channel, address, row.text))
+        return out
 
 
 def mark_sent(db: Engine, outbox_id: int, now: datetime | None = None) -> None:

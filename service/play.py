@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from zoneinfo import available_timezones
+
 from sqlmodel import col, select
 
 import engine
@@ -75,8 +77,9 @@ def help_(ctx: Ctx, room: Room) -> None:
     if game.status != "running" or room.state is None:
         return ctx.reply("svc.help.over", code=game.code)
     phase, number = render.phase_label(engine.public_view(room.state), lang)
-    when = dict(code=game.code, phase=phase + number, tz=game.timezone,
-                deadline=deadline_text(room.info().deadline, game.timezone, lang))
+    info = room.info(ctx.identity)
+    when = dict(code=game.code, phase=phase + number, tz=info.tz,
+                deadline=deadline_text(info.deadline, info.tz, lang))
     seat = room.seat_of(me)
     if room.is_moderator(me):
         ctx.reply("svc.help.moderator", code=game.code)
@@ -102,7 +105,8 @@ def status(ctx: Ctx, room: Room) -> None:
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
-    ctx.reply_text("svc.status", render.status_text(pv, reader, room.info(), game.paused, mod), room.id)
+    text = render.status_text(pv, reader, room.info(ctx.identity), game.paused, mod)
+    ctx.reply_text("svc.status", text, room.id)
 
 
 def role(ctx: Ctx, room: Room) -> None:
@@ -111,7 +115,8 @@ def role(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.role.none")
     view = engine.view(room.state, seat.name)
     assert ctx.identity is not None
-    ctx.reply_text("svc.role", render.role_text(view, room.reader(ctx.identity, seat), room.info()), room.id)
+    text = render.role_text(view, room.reader(ctx.identity, seat), room.info(ctx.identity))
+    ctx.reply_text("svc.role", text, room.id)
 
 
 def record(ctx: Ctx, room: Room) -> None:
@@ -142,6 +147,22 @@ def lang(ctx: Ctx, p: Parsed) -> None:
         return ctx.reply("svc.lang.bad")
     ctx.identity.language = code
     ctx.reply("svc.lang.set")
+
+
+def timezone(ctx: Ctx, p: Parsed) -> None:
+    """``tz Europe/London``: deadlines in your own time zone; ``tz game``: each game's."""
+    assert ctx.identity is not None
+    if not p.args:
+        return ctx.reply("svc.tz.bad")
+    name = p.args[0]
+    if grammar.fold(name) in ("game", "partita", "partida", "off", "no"):
+        ctx.identity.timezone = None
+        return ctx.reply("svc.tz.game")
+    zone = next((z for z in available_timezones() if grammar.fold(z) == grammar.fold(name)), None)
+    if zone is None:
+        return ctx.reply("svc.tz.bad")
+    ctx.identity.timezone = zone
+    ctx.reply("svc.tz.set", tz=zone)
 
 
 def digest(ctx: Ctx, p: Parsed) -> None:

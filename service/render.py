@@ -165,7 +165,8 @@ def game_over(data: Mapping[str, Any], lang: str) -> str:
              for p, r in data.get("roles", {}).items()}
     text = t(lang, "game.over", team=t(lang, f"team.{data.get('team')}"),
              reason=t(lang, reason) if has("en", reason) else reason,
-             winners=names(data.get("winners", ()), lang), roles=roles_line(roles, data.get("became", {}), lang))
+             winners=names(data.get("winners", ()), lang),
+             roles=roles_line(roles, data.get("became", {}), lang))
     if data.get("scores"):
         text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
     return text

@@ -83,9 +83,11 @@ class Room:
         return [(s, self.people[s.identity_id]) for s in self.seats
                 if s.status == "joined" and s.identity_id in self.people]
 
-    def info(self) -> render.Info:
+    def info(self, person: Identity | None = None) -> render.Info:
+        """What texts need of the game, with deadlines in the reader's time zone if he set one."""
         game = self.game
-        return render.Info(game.code, game.timezone, None if game.paused else game.deadline)
+        tz = (person.timezone if person else None) or game.timezone
+        return render.Info(game.code, tz, None if game.paused else game.deadline)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
         return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id))
@@ -104,7 +106,7 @@ class Room:
         reader = self.reader(identity, seat)
         if key.startswith("svc."):
             return t(reader.lang, key, code=self.game.code, **data)
-        return render.for_reader(key, data, audience, reader, self.info())
+        return render.for_reader(key, data, audience, reader, self.info(identity))
 
     def broadcast(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
                   channel: str | None = None, kind: str = "event", exclude: Iterable[int] = ()) -> int:

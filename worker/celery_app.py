@@ -110,7 +110,7 @@ class TransientError(Exception):
     exponential backoff and jitter, up to `max_retries`."""
 
 
-class BaseTask(Task):  # type: ignore[misc]
+class BaseTask(Task):
     """Where retries, backoff and logging live, so each task stays ten lines (DESIGN rule 5)."""
 
     acks_late = True

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..types import Phase, Role
+from ..viewing import day_votes, ending, header
 from . import scoring, voting
 from .houses import SIDES, house
 from .state import LupusburgState
@@ -21,37 +22,18 @@ if TYPE_CHECKING:
 
 
 def public_view(state: LupusburgState) -> dict[str, Any]:
-    over = state.phase is Phase.OVER
-    out: dict[str, Any] = {
-        "rules": state.rules.value,
-        "status": "over" if over else "running",
-        "phase": state.phase.value,
-        "phase_no": state.phase_no,
-        "day": state.day,
-        "night": state.night,
-        "players": list(state.players),
-        "burgomaster": state.burgomaster,
-        "alive": list(state.living()),
-        "dead": list(state.dead),
-        "lynched": list(state.lynched),
-        "seals_used": [p for p in state.players if p in state.bets],
-        "privilege": state.privilege[0] if state.privilege is not None else None,
-    }
-    if state.phase is Phase.NOMINATIONS:
-        out["votes"] = [list(v) for v in state.votes]
-        out["tally"] = voting.tally(state, [t for _, t in state.votes])
-        out["waiting_for"] = [p for p in state.players if voting.tokens_left(state, p) > 0]
-    if state.phase is Phase.BALLOT:
-        out["suspects"] = list(state.suspects)
-        out["ballots_cast"] = len(state.ballots)
+    out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
+                 state.living(), state.dead, state.lynched)
+    out["burgomaster"] = state.burgomaster
+    out["seals_used"] = [p for p in state.players if p in state.bets]
+    out["privilege"] = state.privilege[0] if state.privilege is not None else None
+    day_votes(out, state.phase, state.votes, voting.tally(state, [t for _, t in state.votes]),
+              [p for p in state.players if voting.tokens_left(state, p) > 0], state.suspects, len(state.ballots))
+    over = state.phase is Phase.OVER and state.outcome is not None
+    ending(out, state.outcome if over else None)
     if over and state.outcome is not None:
-        out["winners"] = list(state.outcome.winners)
-        out["team"] = state.outcome.team.value
-        out["reason"] = state.outcome.reason
         out["scores"] = dict(state.outcome.scores or {})
         out.update(scoring.revealed(state))
-    else:
-        out["winners"] = []
     return out
 
 

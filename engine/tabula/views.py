@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..types import Phase
+from ..viewing import day_votes, ending, header
 from . import day
 from .state import TabulaState, jsonable
 
@@ -23,36 +24,17 @@ TOKENS = ("skull", "portrait", "claw")
 
 
 def public_view(state: TabulaState) -> dict[str, Any]:
-    over = state.phase is Phase.OVER
-    out: dict[str, Any] = {
-        "rules": state.rules.value,
-        "status": "over" if over else "running",
-        "phase": state.phase.value,
-        "phase_no": state.phase_no,
-        "day": state.day,
-        "night": state.night,
-        "players": list(state.players),
-        "alive": list(state.living()),
-        "dead": list(state.dead),
-        "lynched": list(state.lynched),
-        "welcome": state.welcome,
-        "revealed": {p: r for p, r in state.marks.get("revealed", {}).items()},
-        "tokens": {k: state.marks[k] for k in TOKENS if k in state.marks},
-    }
-    if state.phase is Phase.NOMINATIONS:
-        out["votes"] = [list(v) for v in state.votes]
-        out["tally"] = day.tally([t for _, t in state.votes], state)
-        out["waiting_for"] = list(day.nomination_voters(state))
-    if state.phase is Phase.BALLOT:
-        out["suspects"] = list(state.suspects)
-        out["ballots_cast"] = len(state.ballots)
-    if over and state.outcome is not None:
-        out["winners"] = list(state.outcome.winners)
-        out["team"] = state.outcome.team.value
-        out["reason"] = state.outcome.reason
+    out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
+                 state.living(), state.dead, state.lynched)
+    out["welcome"] = state.welcome
+    out["revealed"] = dict(state.marks.get("revealed", {}))
+    out["tokens"] = {k: state.marks[k] for k in TOKENS if k in state.marks}
+    day_votes(out, state.phase, state.votes, day.tally([t for _, t in state.votes], state),
+              day.nomination_voters(state), state.suspects, len(state.ballots))
+    over = state.phase is Phase.OVER and state.outcome is not None
+    ending(out, state.outcome if over else None)
+    if over:
         out["roles"] = {p: state.roles[p].value for p in state.players}
-    else:
-        out["winners"] = []
     return out
 
 

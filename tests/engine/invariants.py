@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import engine
 from engine import Action, Event, GameConfig, Phase, Role, Verb
 from engine.playout import play_out
+from engine.tabula.character import CHARACTERS, is_wolf
 
 ROLE_NAMES = {r.value for r in Role}
 
@@ -33,7 +34,7 @@ def strings(value: Any) -> Iterable[str]:
 
 
 def channel_members(state: Any, channel: str) -> set[str]:
-    from engine.tabula.character import CHARACTERS, became, is_wolf
+    from engine.tabula.character import became
 
     out = set()
     for p in state.players:
@@ -119,3 +120,53 @@ class Checker:
                          on_step=self.step)
         assert final.phase is Phase.OVER, "the game did not end"
         return final
+
+
+def swap_secrets(state: Any, viewer: str, rnd: random.Random) -> Any:
+    """Another state that differs only in secrets the viewer does not know."""
+    known = {viewer}
+    for fact in state.knowledge.get(viewer, ()):
+        for v in fact.values():
+            if isinstance(v, str):
+                known.add(v)
+            elif isinstance(v, tuple):
+                known.update(x for x in v if isinstance(x, str))
+    others = [p for p in state.players if p not in known]
+    if len(others) < 2:
+        return None
+    a, b = rnd.sample(others, 2)
+    roles = dict(state.roles)
+    roles[a], roles[b] = roles[b], roles[a]
+    # Wolves know one another: a swap must not change who is a wolf in the viewer's eyes.
+    if is_wolf(state, viewer) and (CHARACTERS[roles[a]].wolf != CHARACTERS[state.roles[a]].wolf):
+        return None
+    knowledge = dict(state.knowledge)
+    knowledge[a], knowledge[b] = state.knowledge.get(b, ()), state.knowledge.get(a, ())
+    choices = {k: v for k, v in state.choices.items() if not (k.endswith(":" + a) or k.endswith(":" + b))}
+    ballots = dict(state.ballots)
+    for voter in (a, b):  # how they voted is secret, that they voted is not
+        if voter in ballots and len(state.suspects) == 2:
+            ballots[voter] = next(s for s in state.suspects if s != ballots[voter])
+    return state.evolve(roles=roles, knowledge=knowledge, choices=choices, ballots=ballots)
+
+
+
+def views_private(config_for: Callable[[int, random.Random], GameConfig], seeds: Iterable[int]) -> int:
+    """Play a game per seed; at sampled states, swap two other players' secrets and check that a
+    player's view and the public view stay identical. Returns how many pairs were compared."""
+    compared = 0
+    for seed in seeds:
+        rnd = random.Random(seed)
+        states: list[Any] = []
+        play_out(config_for(seed, rnd), seed, random.Random(seed), on_step=lambda a, s, e, into=states: into.append(s))
+        for state in rnd.sample(states, min(6, len(states))):
+            if state.phase is Phase.OVER:
+                continue
+            for viewer in rnd.sample(list(state.players), 3):
+                other = swap_secrets(state, viewer, rnd)
+                if other is None or other == state:
+                    continue
+                assert engine.view(state, viewer) == engine.view(other, viewer)
+                assert engine.public_view(state) == engine.public_view(other)
+                compared += 1
+    return compared

@@ -74,3 +74,19 @@ def test_after_commit_hears_of_every_new_message(h: Harness) -> None:
     open_game(h)
     pending = [o.id for o in h.outbox() if o.status == "pending" and o.id is not None]
     assert sorted(h.committed) == sorted(pending)
+
+
+def test_a_claimed_message_is_leased_then_due_again(h: Harness) -> None:
+    from datetime import timedelta
+
+    from service.outbox import claim, mark_sent
+
+    h.say("host", "new")
+    now = h.clock.now
+    first = claim(h.db, now)
+    assert len(first) == 1 and first[0][2] == "host"
+    assert claim(h.db, now) == []  # leased: a second dispatcher does not take it
+    again = claim(h.db, now + timedelta(minutes=6))  # the sender died: due again
+    assert [r[0] for r in again] == [first[0][0]]
+    mark_sent(h.db, first[0][0], now)
+    assert claim(h.db, now + timedelta(hours=1)) == []

@@ -128,3 +128,32 @@ def test_the_end_reveals_every_night(h: Harness) -> None:
     play_to_end(h)
     reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
     assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kill " in reveal[0] and " see " in reveal[0]
+
+
+def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:
+    open_game(h, extra="tz Europe/Rome")
+    start(h)
+    # The night ends at 21:00 UTC: 22:00 in Rome, 16:00 in New York.
+    assert "until Mon 2 Mar 22:00 (Europe/Rome)" in h.say("ann", "help")[0]
+    assert h.say("ann", "tz america/new_york") == ["Deadlines will be shown in America/New_York."]
+    assert "until Mon 2 Mar 16:00 (America/New_York)" in h.say("ann", "help")[0]
+    assert "time zone like" in h.say("ann", "tz Mars/Olympus")[0]
+    h.say("ann", "tz game")
+    assert "(Europe/Rome)" in h.say("ann", "help")[0]
+
+
+def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> None:
+    open_game(h)
+    assert "Only a host" in h.say("ann", "set night 2h")[0]
+    assert h.say("host", "set night 2h deck seer medium shuffle off") == [f"Game {h.game().code}: noted."]
+    game = h.game()
+    assert game.options == {"night_minutes": 120, "shuffle": False} and game.setup == {"specials": ["seer", "medium"]}
+    assert "did not understand" in h.say("host", "set deck unicorn")[0]
+    start(h)
+    state = h.state()
+    assert list(state.players) == NAMES  # not shuffled
+    assert sorted(r.value for r in state.roles.values()).count("medium") == 1  # type: ignore[attr-defined]
+    assert h.game().deadline == h.clock.now + timedelta(hours=2)
+    assert "only phase lengths" in h.say("host", "set deck seer")[0]
+    h.say("host", "imposta giorno 8:30")
+    assert h.game().options["nominations_at"] == "08:30" and "nominations_minutes" not in h.game().options

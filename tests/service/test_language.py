@@ -111,3 +111,15 @@ def test_spanish_texts_become_gsm7_for_sms() -> None:
     for text in _catalog("es").values():
         assert is_gsm7(gsm7(text))
     assert gsm7("¿Quién votó? Señor “Núñez”…") == "¿Quién voto? Señor \"Nuñez\"..."
+
+
+def test_engine_errors_read_in_the_players_language() -> None:
+    from engine import IllegalAction
+    from service.errors import error_text
+
+    e = IllegalAction("ballot.not_suspect", "ann is not a suspect", target="ann", suspects=["bob", "cat"])
+    assert error_text("it", e) == "ann non è indiziato: vota bob o cat."
+    e = IllegalAction("bet.choose_coin", "choose your coin first", coins=[8, 2])
+    assert error_text("es", e) == "Primero elige tu moneda: moneda N (sacaste 8, 2)."
+    unknown = IllegalAction("brand.new", "a reason only in English")
+    assert error_text("es", unknown) == "No se puede hacer: a reason only in English"
