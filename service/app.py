@@ -27,6 +27,7 @@ from . import host, lobby, play
 from .context import Ctx
 from .db import Conflict, bump, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
+from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
 from .settings import Settings, get_settings
@@ -52,6 +53,8 @@ class Service:
         self.clock = clock
         self.after_commit = after_commit
         """Called with the new outbox ids once a command has committed (the worker enqueues them)."""
+        self.telegram_bot: str | None = None
+        """The Telegram bot's username (the web app learns it from getMe), for t.me links in texts."""
 
     # -- running a command ---------------------------------------------------------------------------
     def _run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
@@ -75,9 +78,16 @@ class Service:
 
     # -- what channels call ----------------------------------------------------------------------------
     def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
-                       display_name: str | None = None) -> list[str]:
+                       display_name: str | None = None, *, chat: str | None = None,
+                       resubscribe: bool = True, stop: bool = False) -> list[str]:
         """Act on one message once. Returns the replies to its sender (already in the outbox:
-        a channel must not send them itself). A repeat delivery returns [] and changes nothing."""
+        a channel must not send them itself). A repeat delivery returns [] and changes nothing.
+
+        ``chat``: the group it was written in (a Telegram group's chat id), None for a private
+        message, which also proves we may write to him privately. ``resubscribe``: whether the
+        message lifts an opt-out (an SMS number that texted STOP stays opted out until START, but
+        what it texts meanwhile still counts in the game). ``stop``: the message is an opt-out
+        (SMS STOP): logged once like any message, the identity opted out, nothing else done."""
 
         def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
             if session.exec(select(Inbound.id).where(Inbound.channel == channel,
@@ -90,20 +100,43 @@ class Service:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
                                     language=self.settings.DEFAULT_LANGUAGE, created_at=now)
                 session.add(identity)
-            identity.opted_out = False
+            if stop:
+                identity.opted_out = True
+            elif resubscribe:
+                identity.opted_out = False
+            if chat is None:
+                identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
+            group = self._group(session, channel, chat, now) if chat is not None else None
             session.flush()
             inbound = Inbound(channel=channel, external_id=external_id, identity_id=identity.id,
                               text=text[:4000], received_at=now)
             session.add(inbound)
             session.flush()
-            ctx = Ctx(session, self, now, identity, inbound.id, newcomer=newcomer)
+            ctx = Ctx(session, self, now, identity, inbound.id, newcomer=newcomer, chat=group)
+            if stop:
+                session.add(identity)
+                return [], ctx
             dispatch(ctx, parse(text[:4000]))
+            if group is not None and identity.id in ctx.unreached:
+                # Said in a group by someone the bot cannot write to: tell him there how to fix it.
+                name = identity.display_name or "?"
+                ctx.send(group, "svc.tg.open_bot", t(group.language, "svc.tg.open_bot", name=name,
+                                                      link=ctx.bot_link()), f"in{inbound.id}:open")
             session.add(identity)
             return ctx.replies, ctx
 
         return self._run(work)
+
+    @staticmethod
+    def _group(session: Session, channel: str, chat: str, now: datetime) -> Identity:
+        """A group chat is an identity of its own: games are bound to it, public texts go to it."""
+        group = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == chat)).first()
+        if group is None:
+            group = Identity(channel=channel, address=chat, direct=True, created_at=now)
+            session.add(group)
+        return group
 
     def set_opted_out(self, channel: str, address: str, opted_out: bool = True) -> None:
         """The channel says this address refused messages (SMS STOP) or allowed them again."""

@@ -58,6 +58,45 @@ def db_upgrade(revision: str = typer.Argument("head", help="the revision to reac
     typer.echo(f"database at {revision}")
 
 
+telegram_app = typer.Typer(add_completion=False, no_args_is_help=True, help="The Telegram bot.")
+app.add_typer(telegram_app, name="telegram")
+
+
+@telegram_app.command("set-webhook")
+def telegram_set_webhook(
+    drop_pending: bool = typer.Option(False, "--drop-pending", help="forget updates Telegram still holds"),
+) -> None:
+    """Register PUBLIC_URL/telegram/webhook with Telegram (via TELEGRAM_API_URL), with the secret
+    Telegram then sends in every update, and the update types the bot reads."""
+    import asyncio
+
+    from telegram import Bot
+    from telegram.error import TelegramError
+
+    from service.channels.telegram import ALLOWED_UPDATES
+    from service.delivery.telegram_sender import bot_base_url
+    from service.settings import get_settings
+
+    cfg = get_settings()
+    if not (cfg.TELEGRAM_BOT_TOKEN and cfg.TELEGRAM_WEBHOOK_SECRET):
+        typer.echo("TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET must be set", err=True)
+        raise typer.Exit(2)
+    url = cfg.PUBLIC_URL.rstrip("/") + "/telegram/webhook"
+
+    async def register() -> str:
+        async with Bot(cfg.TELEGRAM_BOT_TOKEN or "", base_url=bot_base_url(cfg.TELEGRAM_API_URL)) as bot:
+            await bot.set_webhook(url, secret_token=cfg.TELEGRAM_WEBHOOK_SECRET,
+                                  allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=drop_pending)
+            return str(bot.username)
+
+    try:
+        username = asyncio.run(register())
+    except TelegramError as e:
+        typer.echo(f"Telegram refused: {e}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"@{username} now posts updates to {url}")
+
+
 @app.command()
 def games() -> None:
     """List the games: code, status, phase, deadline (UTC), players."""

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .app import Service
 
 SMS = "sms"
+TELEGRAM = "telegram"
+Buttons = list[list[dict[str, str]]]
 
 
 @dataclass
@@ -27,33 +29,48 @@ class Ctx:
     inbound_id: int | None = None
     newcomer: bool = False
     """The identity was created by this very message (it then takes the game's language)."""
+    chat: Identity | None = None
+    """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)
     written: list[Outbox] = field(default_factory=list)
+    unreached: set[int] = field(default_factory=set)
+    """Telegram users we could not write to privately (they never opened the bot)."""
 
     @property
     def lang(self) -> str:
         return self.identity.language if self.identity else self.svc.settings.DEFAULT_LANGUAGE
 
     def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
-             hold: bool = False) -> None:
+             hold: bool = False, buttons: Buttons | None = None) -> None:
         """Write one message to the outbox (in this transaction; the worker sends it after commit)."""
         if person.opted_out or person.unreachable or person.id is None:
+            return
+        if person.channel == TELEGRAM and not person.direct:
+            self.unreached.add(person.id)
             return
         if person.channel == SMS:
             text = gsm7(text)
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
                      status="held" if hold and person.digest else "pending", not_before=self.now,
-                     dedup_key=dedup, created_at=self.now)
+                     dedup_key=dedup, created_at=self.now,
+                     buttons=buttons if buttons and person.channel == TELEGRAM else None)
         self.session.add(row)
         self.written.append(row)
+
+    def bot_link(self, start: str | None = None) -> str:
+        """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""
+        bot = self.svc.telegram_bot
+        if not bot:
+            return t(self.lang, "svc.tg.the_bot")
+        return f"https://t.me/{bot}" + (f"?start={start}" if start else "")
 
     def reply(self, key: str, **data: Any) -> None:
         self.reply_text(key, t(self.lang, key, **data))
 
-    def reply_text(self, key: str, text: str, game_id: int | None = None) -> None:
+    def reply_text(self, key: str, text: str, game_id: int | None = None, buttons: Buttons | None = None) -> None:
         assert self.identity is not None
         n = len(self.replies)
         dedup = f"in{self.inbound_id}:r{n}" if self.inbound_id is not None else f"x{id(self)}:{self.now}:r{n}"
         before = len(self.written)
-        self.send(self.identity, key, text, dedup, game_id=game_id)
+        self.send(self.identity, key, text, dedup, game_id=game_id, buttons=buttons)
         self.replies.append(self.written[-1].text if len(self.written) > before else text)

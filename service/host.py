@@ -66,7 +66,7 @@ def move_deadline(ctx: Ctx, room: Room, p: Parsed, sign: int) -> None:
 def _announce_deadline(room: Room, key: str, deadline: datetime | None) -> None:
     """Each reader gets the phase and the time in his own language."""
     seq = room.log("host", key, {})
-    for person in [p for _, p in room.seated()] + room.moderators():
+    for person in room.public_people():
         lang = person.language
         text = t(lang, key, phase=_phase_name(room, lang),
                  deadline=deadline_text(deadline, room.info(person).tz, lang))
@@ -173,7 +173,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
     else:
         roles = engine.moderator_view(room.state)["roles"]
         seq = room.log("host", "end", {"roles": roles})
-        for person in [p for _, p in room.seated()] + room.moderators():
+        for person in room.public_people():
             line = render.roles_line(roles, {}, person.language)
             ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)

@@ -20,7 +20,7 @@ from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
 from . import grammar, render
-from .context import Ctx
+from .context import TELEGRAM, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
 from .i18n import LANGUAGES, role_name, t
@@ -126,10 +126,20 @@ def new(ctx: Ctx, p: Parsed) -> None:
         ctx.identity.language = lang
     game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
                 seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+    group = ctx.chat
+    if group is not None:  # created in a Telegram group: the game is played there
+        game.group_id = group.id
+        group.language = lang
+        ctx.session.add(group)
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
     ctx.reply("svc.created", code=code, rules=rules, tz=tz)
+    if group is not None:
+        join = ctx.bot_link(code)
+        button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
+        ctx.send(group, "svc.tg.group_game", t(lang, "svc.tg.group_game", code=code, link=join),
+                 f"g{game.id}:group", game_id=game.id, buttons=[[button]] if join.startswith("http") else None)
 
 
 def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
@@ -217,7 +227,8 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed, seat.last_list = render.options(actions, ctx.lang)
-        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id)
+        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
+                       buttons=render.buttons(actions, room.game.code, ctx.lang))
 
 
 def leave(ctx: Ctx, room: Room) -> None:
@@ -246,6 +257,10 @@ def start(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.not_host")
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
+    far = [s.name for s, p in room.seated() if p.channel == TELEGRAM and (not p.direct or p.unreachable)]
+    if far:  # Telegram refuses a bot's first word: they must open the bot before secrets can reach them
+        room.broadcast("svc.start.unreachable", {"names": ", ".join(far), "link": ctx.bot_link()}, kind="lobby")
+        return None
     players = [s.name for s in room.seats]
     if game.options.get("shuffle", True):
         rng(game.seed, "seating").shuffle(players)

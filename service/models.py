@@ -39,6 +39,9 @@ class Identity(SQLModel, table=True):
     """Takes the town square as one digest per phase instead of message by message."""
     current_game_id: int | None = Field(default=None)
     """The game he addressed last: the default when he is in several."""
+    direct: bool = False
+    """He wrote to us in a private conversation (any SMS; a Telegram private chat), so we may write
+    to him privately: Telegram refuses a bot's first word to someone who never opened it."""
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -65,6 +68,9 @@ class Game(SQLModel, table=True):
     language: str = Field(default="en", max_length=8)
     seed: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
     host_id: int | None = Field(default=None, foreign_key="identities.id")
+    group_id: int | None = Field(default=None, foreign_key="identities.id")
+    """The Telegram group the game was created in (an identity of its own): what everyone may read
+    goes there once instead of privately to each Telegram player; secrets stay private."""
     version: int = 0
     """Bumped by every write: a compare-and-set guard beside the row lock."""
     created_at: datetime = Field(default_factory=utcnow)
@@ -145,6 +151,12 @@ class Outbox(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
+    buttons: list[list[dict[str, str]]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """Rows of inline buttons, each ``{"text", "data"}`` (data: the command a tap sends, e.g.
+    ``#ABCD vote bob``) or ``{"text", "url"}``; only on Telegram rows. The sender gets them as
+    ``buttons=``."""
+    delivery: str | None = Field(default=None, max_length=16)
+    """The channel's last delivery report (Twilio's status callback: sent, delivered, undelivered...)."""
 
 
 ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox)

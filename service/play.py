@@ -45,9 +45,11 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
         target = None
     elif not p.args:
         if targets:
-            listed, seat.last_list = render.options([a.text() for a in legal], ctx.lang)
+            texts = [a.text() for a in legal]
+            listed, seat.last_list = render.options(texts, ctx.lang)
             ctx.session.add(seat)
-            ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id)
+            ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
+                           buttons=render.buttons(texts, game.code, ctx.lang))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
     else:
         if len(p.args) > 1:
@@ -88,7 +90,8 @@ def help_(ctx: Ctx, room: Room) -> None:
         if actions:
             listed, seat.last_list = render.options(actions, lang)
             ctx.session.add(seat)
-            ctx.reply("svc.help.now", actions=listed, **when)
+            ctx.reply_text("svc.help.now", t(lang, "svc.help.now", actions=listed, **when), room.id,
+                           buttons=render.buttons(actions, game.code, lang))
         else:
             ctx.reply("svc.help.nothing", **when)
     if room.is_host(me):

@@ -200,6 +200,30 @@ def options(actions: Sequence[str], lang: str) -> tuple[str, list[str]]:
     return "; ".join(parts), numbered
 
 
+def buttons(actions: Sequence[str], code: str, lang: str, per_row: int = 3) -> list[list[dict[str, str]]]:
+    """The same choices as inline buttons: a tap sends the move itself, with the game's code, as
+    if typed (``#ABCD vote bob``). One row of names per verb (wrapped), the verb shown when there
+    are several."""
+    verbs = list(dict.fromkeys(a.partition(" ")[0] for a in actions))
+    rows: list[list[dict[str, str]]] = []
+    for verb in verbs:
+        row: list[dict[str, str]] = []
+        for a in actions:
+            v, _, target = a.partition(" ")
+            if v != verb:
+                continue
+            label = target or verb_word(lang, v)
+            if target and len(verbs) > 1:
+                label = f"{verb_word(lang, v)} {target}"
+            row.append({"text": label, "data": f"#{code} {a}"})
+            if len(row) == per_row:
+                rows.append(row)
+                row = []
+        if row:
+            rows.append(row)
+    return rows
+
+
 def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:
     phase = str(pv.get("phase"))
     n = pv.get("night") if phase == "night" else pv.get("day")

@@ -38,6 +38,8 @@ class Room:
         ids = {x.identity_id for x in self.seats if x.identity_id is not None}
         if game.host_id is not None:
             ids.add(game.host_id)
+        if game.group_id is not None:
+            ids.add(game.group_id)
         self.people: dict[int, Identity] = {
             i.id: i for i in s.exec(select(Identity).where(col(Identity.id).in_(ids)))
             if i.id is not None
@@ -73,6 +75,22 @@ class Room:
     def moderators(self) -> list[Identity]:
         host = self.people.get(self.game.host_id or -1)
         return [host] if host is not None and self.is_moderator(host.id) else []
+
+    def group(self) -> Identity | None:
+        """The Telegram group the game is played in, if it was created in one."""
+        return self.people.get(self.game.group_id) if self.game.group_id is not None else None
+
+    def in_group(self, person: Identity) -> bool:
+        """He reads the game's group (a Telegram player of a group's game), so public texts reach
+        him there and not privately."""
+        group = self.group()
+        return group is not None and person.channel == group.channel and person.id != group.id
+
+    def public_people(self) -> list[Identity]:
+        """Where a text everyone may read goes: the group once, and everyone not in it."""
+        out = [p for _, p in self.seated()] + self.moderators()
+        group = self.group()
+        return [p for p in out if not self.in_group(p)] + ([group] if group is not None else [])
 
     def names(self) -> list[str]:
         if self.state is not None:
@@ -113,15 +131,23 @@ class Room:
         """Log one thing said in the game and write it to everyone in its audience (and the moderator)."""
         seq = self.log(kind, key, data, audience, channel)
         skip = set(exclude)
+        group = self.group() if audience is None else None
         for seat, person in self.seated():
             if person.id in skip or not render.reads(audience, seat.name):
+                continue
+            if group is not None and self.in_group(person):
                 continue
             self.ctx.send(person, key, self.text_for(key, data, audience, person, seat),
                           f"g{self.id}:e{seq}:i{person.id}", game_id=self.id, hold=key in SQUARE_KEYS)
         for mod in self.moderators():
-            if mod.id not in skip:
+            if mod.id not in skip and not (group is not None and self.in_group(mod)):
                 self.ctx.send(mod, key, self.text_for(key, data, audience, mod, None),
                               f"g{self.id}:e{seq}:i{mod.id}", game_id=self.id)
+        # Talk typed in the group is already there: it goes only to those who do not read it.
+        said_there = key in SQUARE_KEYS and self.ctx.chat is not None and self.ctx.chat is group
+        if group is not None and group.id not in skip and not said_there:
+            self.ctx.send(group, key, self.text_for(key, data, audience, group, None),
+                          f"g{self.id}:e{seq}:i{group.id}", game_id=self.id)
         return seq
 
     # -- the engine ----------------------------------------------------------------------------------
@@ -185,7 +211,8 @@ class Room:
             seat.last_list = numbered
             self.ctx.session.add(seat)
             self.ctx.send(person, "svc.options", t(person.language, "svc.options", options=listed),
-                          f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id)
+                          f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
+                          buttons=render.buttons(actions, self.game.code, person.language))
 
     def reveal_nights(self) -> None:
         """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
@@ -199,7 +226,7 @@ class Room:
         if not nights:
             return
         seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
-        for _, person in self.seated() + [(None, m) for m in self.moderators()]:
+        for person in self.public_people():
             lang = person.language
             parts = []
             for n, moves in sorted(nights.items()):

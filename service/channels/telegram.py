@@ -1,0 +1,97 @@
+"""Telegram updates as commands, the way Telegram users expect to write them.
+
+- ``/vote bob``, ``vote bob`` and ``/vote@LupusBot bob`` are one command (the grammar strips the
+  slash and the suffix); in a group only ``/commands`` are read (as a bot in privacy mode sees
+  them) and a command for another bot is ignored.
+- ``/start`` is Telegram's "open the bot": bare, it asks for help; from a deep link
+  ``t.me/<bot>?start=CODE`` it joins game CODE under the user's first name. Starting a game is
+  ``start`` typed without the slash, or ``/begin``.
+- A tap on an inline button sends its data, the move as typed (``#ABCD vote bob``); the webhook
+  answers the callback query in its own response, so the button stops spinning at once.
+- The sender's address is his user id, which is also his private chat's id; a message written
+  in a group carries the group's chat id, which binds a game created there to the group.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ChatType
+
+CHANNEL = "telegram"
+#: What a deep link may carry (Telegram allows A-Z, a-z, 0-9, _ and -, up to 64 characters).
+START_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: What we ask Telegram to send us (``lupus telegram set-webhook``).
+ALLOWED_UPDATES = ("message", "callback_query")
+
+
+@dataclass(frozen=True)
+class Incoming:
+    address: str
+    """The user's id (his private chat's id)."""
+    external_id: str
+    """The update_id: each is acted on once."""
+    text: str
+    display_name: str | None
+    chat: str | None
+    """The group chat it was written in; None for his private chat with the bot."""
+    callback_id: str | None = None
+
+
+def game_name(first_name: str | None) -> str | None:
+    """A game name from a Telegram first name: its first word, without what names may not hold."""
+    words = (first_name or "").split()
+    name = re.sub(r"[#:]", "", words[0])[:20] if words else ""
+    return name if name and not name.isdigit() and name.isprintable() else None
+
+
+def command_text(text: str) -> str:
+    """Telegram's own ``/start`` mapped to our words; everything else as written."""
+    head, _, rest = text.strip().partition(" ")
+    if head.split("@", 1)[0].lower() == "/start":
+        payload = rest.strip()
+        if payload and START_PAYLOAD.match(payload):
+            return f"join {payload}"
+        return "help"
+    return text.strip()
+
+
+def addressed_elsewhere(text: str, bot_username: str | None) -> bool:
+    """``/vote@OtherBot``: a command for another bot in the same group."""
+    head = text.split(maxsplit=1)[0] if text.split() else ""
+    _, at, who = head.partition("@")
+    return bool(at) and bot_username is not None and who.lower() != bot_username.lower()
+
+
+def incoming(update: Update, bot_username: str | None = None) -> Incoming | None:
+    """The command in an update, or None for updates the game does not use (an edit, a sticker,
+    a member joining, a group's plain talk, a bot's message)."""
+    uid = str(update.update_id)
+    query = update.callback_query
+    if query is not None:
+        if not (query.data or "").strip():  # a game's buttons always carry a move
+            return None
+        chat = query.message.chat if query.message is not None else None
+        where = None if chat is None or chat.type == ChatType.PRIVATE else str(chat.id)
+        return Incoming(str(query.from_user.id), uid, (query.data or "").strip(),
+                        game_name(query.from_user.first_name), where, query.id)
+    msg = update.message
+    if msg is None or msg.text is None or msg.from_user is None or msg.from_user.is_bot:
+        return None
+    text = msg.text.strip()
+    private = msg.chat.type == ChatType.PRIVATE
+    if not text or (not private and (not text.startswith("/") or addressed_elsewhere(text, bot_username))):
+        return None
+    return Incoming(str(msg.from_user.id), uid, command_text(text), game_name(msg.from_user.first_name),
+                    None if private else str(msg.chat.id))
+
+
+def webhook_answer(item: Incoming | None) -> dict[str, Any]:
+    """The webhook's response body: a Bot API call Telegram makes for us (answering a button tap
+    costs no request of our own), or nothing."""
+    if item is not None and item.callback_id:
+        return {"method": "answerCallbackQuery", "callback_query_id": item.callback_id}
+    return {}

@@ -1,0 +1,254 @@
+"""The web app: Telegram's webhook, Twilio's SMS webhook and delivery reports, health, a home page.
+
+Each webhook route authenticates, parses the request into one command text, and makes one call
+of the application service; no rules live here.
+
+Why the service is called before the webhook is answered (and not after, from a queue): the call
+is one short transaction, and a 200 then means the message is committed (its update_id or
+MessageSid in the inbound log, its replies in the outbox). Had we answered first, a crash in
+between would lose the message, since Telegram and Twilio retry only what was not answered 2xx.
+The call runs in a worker thread (the service is synchronous), so the event loop stays free. A
+repeat delivery is dropped by the inbound log; out-of-order updates are fine (each is one
+command). Replies go through the outbox, never in the webhook's answer, so they are rate
+limited, retried and opt-out aware like everything else; only a button tap is answered in the
+response itself (answerCallbackQuery, as the Bot API allows), which costs no request.
+
+python-telegram-bot's custom-webhook pattern: an ``Application`` built without an updater whose
+bot turns the JSON into an ``Update`` (``Update.de_json``); it is initialized (one getMe, for the
+bot's username in t.me links) on the first update that needs it, never at import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy import text as sql
+from starlette.concurrency import run_in_threadpool
+from twilio.request_validator import RequestValidator
+
+from service.app import Service
+from service.channels import sms, telegram
+from service.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+MAX_BODY = 64 * 1024
+"""Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
+TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
+HOME = """<!doctype html><html><head><meta charset="utf-8"><title>Lupus by Message</title></head>
+<body><h1>Lupus by Message</h1><p>A moderator bot for Lupus in Tabula (Werewolf), played slowly by
+Telegram and SMS. Write <code>help</code> to the bot to begin. Health: <a href="/healthz">/healthz</a>.</p>
+</body></html>"""
+
+
+def channels(settings: Settings) -> dict[str, dict[str, Any]]:
+    """Which channels are on, and why one is off (a channel without credentials is simply off)."""
+    tg_missing = [n for n in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET") if not getattr(settings, n)]
+    sms_missing = [n for n in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, n)]
+    if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
+        sms_missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
+
+    def state(missing: list[str]) -> dict[str, Any]:
+        return {"on": True} if not missing else {"on": False, "why": " and ".join(missing) + " not set"}
+
+    return {"telegram": state(tg_missing), "sms": state(sms_missing)}
+
+
+async def read_body(request: Request, content_type: str) -> bytes:
+    """The body, refused early if it is too big (413) or not of the type the sender sends (415)."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise HTTPException(413, "request body too large")
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != content_type:
+        raise HTTPException(415, f"expected {content_type}")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise HTTPException(413, "request body too large")
+    return bytes(body)
+
+
+def parse_form(body: bytes) -> dict[str, str]:
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body))
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, "malformed form") from None
+    return dict(pairs)
+
+
+class Web:
+    """What the routes share: the settings, the service (made on first use) and the Telegram app."""
+
+    def __init__(self, settings: Settings, service: Service | None) -> None:
+        self.settings = settings
+        self._service = service
+        self._tg_app: Any = None
+        self._tg_lock = asyncio.Lock()
+        self._tg_next_try = 0.0
+
+    @property
+    def service(self) -> Service:
+        if self._service is None:  # no connection is made until a command needs one
+            self._service = Service(self.settings)
+        return self._service
+
+    def telegram_app(self) -> Any:
+        if self._tg_app is None:
+            from telegram.ext import Application
+
+            from service.delivery.telegram_sender import bot_base_url
+
+            self._tg_app = (Application.builder().token(self.settings.TELEGRAM_BOT_TOKEN or "")
+                            .base_url(bot_base_url(self.settings.TELEGRAM_API_URL)).updater(None).build())
+        return self._tg_app
+
+    async def bot_username(self) -> str | None:
+        """The bot's username, from one getMe on first need (retried at most once a minute)."""
+        if self.service.telegram_bot:
+            return self.service.telegram_bot
+        async with self._tg_lock:
+            if self.service.telegram_bot or time.monotonic() < self._tg_next_try:
+                return self.service.telegram_bot
+            app = self.telegram_app()
+            try:
+                await app.initialize()
+                self.service.telegram_bot = app.bot.username
+            except Exception as e:  # Telegram unreachable: texts say "a private chat with me" meanwhile
+                log.warning("telegram getMe failed: %s", e)
+                self._tg_next_try = time.monotonic() + 60
+        return self.service.telegram_bot
+
+    async def close(self) -> None:
+        """At shutdown: the Telegram app's connection pool (if it was ever initialized)."""
+        if self._tg_app is not None:
+            await self._tg_app.shutdown()
+
+    def twilio_valid(self, request: Request, form: Mapping[str, str]) -> bool:
+        """Twilio signs the URL it called: behind Heroku's or Fly's proxy the request's own URL says
+        http and another host, so it is rebuilt from PUBLIC_URL, with the query string as sent."""
+        url = self.settings.PUBLIC_URL.rstrip("/") + request.url.path
+        if request.url.query:
+            url += "?" + request.url.query
+        signature = request.headers.get("x-twilio-signature", "")
+        validator = RequestValidator(self.settings.TWILIO_AUTH_TOKEN or "")
+        return bool(signature) and bool(validator.validate(url, dict(form), signature))
+
+    async def twilio_form(self, request: Request) -> dict[str, str]:
+        if not channels(self.settings)["sms"]["on"]:
+            raise HTTPException(404, "SMS is off")
+        form = parse_form(await read_body(request, "application/x-www-form-urlencoded"))
+        if not self.twilio_valid(request, form):
+            raise HTTPException(403, "bad signature")
+        sid = self.settings.TWILIO_ACCOUNT_SID or ""
+        if not hmac.compare_digest(form.get("AccountSid", "").encode(), sid.encode()):
+            raise HTTPException(403, "another account")
+        return form
+
+
+def create_app(settings: Settings | None = None, service: Service | None = None) -> FastAPI:
+    cfg = settings or (service.settings if service is not None else get_settings())
+    web = Web(cfg, service)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await web.close()
+
+    app = FastAPI(title="Lupus by Message", openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
+    app.state.web = web
+
+    @app.get("/", response_class=HTMLResponse)
+    async def home() -> str:
+        return HOME
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        out: dict[str, Any] = {"channels": channels(cfg)}
+
+        def database() -> None:
+            with web.service.db.connect() as conn:
+                conn.execute(sql("select 1"))
+
+        def broker() -> None:
+            import redis
+
+            client = redis.Redis.from_url(cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3,
+                                          **({"ssl_cert_reqs": None} if (cfg.REDIS_URL or "").startswith(
+                                              "rediss://") else {}))
+            try:
+                client.ping()
+            finally:
+                client.close()
+
+        ok = True
+        for name, check, wanted in (("database", database, True), ("broker", broker, bool(cfg.REDIS_URL))):
+            if not wanted:
+                out[name] = "not configured"
+                continue
+            try:
+                await run_in_threadpool(check)
+                out[name] = "ok"
+            except Exception as e:
+                ok, out[name] = False, f"unreachable: {type(e).__name__}"
+        out["status"] = "ok" if ok else "failing"
+        return JSONResponse(out, 200 if ok else 503)
+
+    @app.post("/telegram/webhook")
+    async def telegram_webhook(request: Request) -> JSONResponse:
+        if not channels(cfg)["telegram"]["on"]:
+            raise HTTPException(404, "Telegram is off")
+        given = request.headers.get("x-telegram-bot-api-secret-token", "")
+        if not hmac.compare_digest(given.encode(), (cfg.TELEGRAM_WEBHOOK_SECRET or "").encode()):
+            raise HTTPException(403, "bad secret")
+        body = await read_body(request, "application/json")
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise HTTPException(400, "malformed JSON") from None
+        if not isinstance(data, dict) or type(data.get("update_id")) is not int:
+            raise HTTPException(400, "not a Telegram update")
+        from telegram import Update
+
+        try:
+            update = Update.de_json(data, web.telegram_app().bot)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            raise HTTPException(400, "not a Telegram update") from None
+        item = telegram.incoming(update, await web.bot_username())
+        if item is not None:
+            await run_in_threadpool(web.service.handle_inbound, telegram.CHANNEL, item.address,
+                                    item.external_id, item.text, item.display_name, chat=item.chat)
+        return JSONResponse(telegram.webhook_answer(item))
+
+    @app.post("/sms/twilio")
+    async def twilio_sms(request: Request) -> Response:
+        form = await web.twilio_form(request)
+        if not form.get("MessageSid") or not form.get("From"):
+            raise HTTPException(400, "not an incoming message")
+        await run_in_threadpool(sms.handle, web.service, form)
+        return Response(TWIML_EMPTY, media_type="text/xml")
+
+    @app.post("/sms/twilio/status")
+    async def twilio_status(request: Request) -> Response:
+        form = await web.twilio_form(request)
+        key = request.query_params.get("key")
+        if not key or not form.get("MessageSid"):
+            raise HTTPException(400, "not a status callback")
+        await run_in_threadpool(sms.record_status, web.service, key, form)
+        return Response(status_code=204)
+
+    return app
+
+
+#: What ``uvicorn service.web:app`` serves. Building it reads the settings and nothing more: the
+#: service connects on the first command, Telegram is asked for its username on the first update.
+app = create_app()

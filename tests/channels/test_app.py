@@ -1,0 +1,113 @@
+"""The app's edges: health, the home page, importing without a database, channels off, and
+``lupus telegram set-webhook``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+from typer.testing import CliRunner
+
+from service.app import Service
+from service.cli import app as cli
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.server import ServerThread
+from service.settings import get_settings
+from service.web import create_app
+
+from .conftest import PUBLIC_URL, SECRET, TOKEN, Stack, make_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_home_and_health(stack: Stack) -> None:
+    home = stack.http.get(stack.url + "/")
+    assert home.status_code == 200 and "Lupus" in home.text
+    health = stack.http.get(stack.url + "/healthz")
+    assert health.status_code == 200
+    body = health.json()
+    assert body["database"] == "ok" and body["broker"] == "not configured"
+    assert body["channels"] == {"telegram": {"on": True}, "sms": {"on": True}}
+
+
+def test_health_says_what_is_off_and_what_fails(tmp_path: Path) -> None:
+    settings = make_settings(f"sqlite:///{tmp_path}/x.db", TELEGRAM_BOT_TOKEN=None, TWILIO_AUTH_TOKEN=None,
+                             TWILIO_MESSAGING_SERVICE_SID=None, REDIS_URL="redis://127.0.0.1:9/0")
+    with ServerThread(create_app(settings)) as url, httpx.Client(timeout=30) as http:
+        r = http.get(url + "/healthz")
+        assert r.status_code == 503
+        body = r.json()
+        assert body["database"] == "ok" and body["broker"].startswith("unreachable")
+        assert body["channels"]["telegram"] == {"on": False, "why": "TELEGRAM_BOT_TOKEN not set"}
+        assert body["channels"]["sms"]["why"] == (
+            "TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID not set")
+        # A channel that is off has no webhook: nothing is read, nothing stored.
+        assert http.post(url + "/telegram/webhook", json={"update_id": 1},
+                         headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}).status_code == 404
+        assert http.post(url + "/sms/twilio", data={"Body": "x"}).status_code == 404
+
+
+def test_health_fails_when_the_database_is_unreachable() -> None:
+    settings = make_settings("postgresql+psycopg://nobody@127.0.0.1:9/none")
+    with ServerThread(create_app(settings)) as url, httpx.Client(timeout=30) as http:
+        r = http.get(url + "/healthz")
+        assert r.status_code == 503 and r.json()["database"].startswith("unreachable")
+
+
+def test_importing_the_app_needs_no_database() -> None:
+    env = {**os.environ, "DATABASE_URL": "postgresql://nobody@127.0.0.1:9/none"}
+    code = "import service.web as w; print(type(w.app).__name__)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "FastAPI"
+
+
+def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytest.MonkeyPatch,
+                                                              db: Engine) -> None:
+    fake = FakeTelegram(TOKEN)
+    with ServerThread(fake.app) as url:
+        for name, value in {"TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_WEBHOOK_SECRET": SECRET,
+                            "TELEGRAM_API_URL": url, "PUBLIC_URL": PUBLIC_URL + "/"}.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+        try:
+            result = CliRunner().invoke(cli, ["telegram", "set-webhook"])
+        finally:
+            get_settings.cache_clear()
+        assert result.exit_code == 0, result.output
+        assert fake.webhook == {"url": PUBLIC_URL + "/telegram/webhook", "secret_token": SECRET,
+                                "allowed_updates": ["message", "callback_query"]}
+        # Telegram now posts to the app with the secret, and the app takes it.
+        settings = make_settings(str(db.url), url)
+        with ServerThread(create_app(settings, Service(settings, db))) as app_url:
+            fake.webhook["url"] = app_url + "/telegram/webhook"
+            from service.sandbox.inbound import telegram_user, text_update
+
+            assert fake.deliver(text_update(telegram_user(42, "Ann"), "/start")) == 200
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN")
+    get_settings.cache_clear()
+    try:
+        assert CliRunner().invoke(cli, ["telegram", "set-webhook"]).exit_code == 2
+    finally:
+        get_settings.cache_clear()
+
+
+def test_the_app_starts_and_stops_with_its_lifespan(stack: Stack) -> None:
+    """uvicorn runs the lifespan in production: startup does nothing heavy, shutdown closes the
+    Telegram app it initialized for the first update."""
+    from fastapi.testclient import TestClient
+
+    from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+
+    app = create_app(stack.settings, stack.svc)
+    with TestClient(app) as client:
+        r = client.post("/telegram/webhook", json=text_update(telegram_user(77, "Zed"), "/start"),
+                        headers=telegram_headers(SECRET))
+        assert r.status_code == 200
+        assert app.state.web.telegram_app().bot.username == "lupus_sandbox_bot"

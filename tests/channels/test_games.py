@@ -1,0 +1,134 @@
+"""Whole games over HTTP, players on Telegram (in a group, tapping buttons) and by SMS (numbered
+lists), against the stand-ins that record every outbound call."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlmodel import Session, select
+
+import engine
+from engine import Phase
+from service.models import GameEvent
+from service.sandbox import inbound
+
+from .conftest import SmsPlayer, Stack, TgPlayer, sms_player, tg_player
+
+GROUP_ID = -1001234567
+GROUP = inbound.telegram_chat(GROUP_ID, "Lupus by the lake")
+
+
+def number_for(player: SmsPlayer, target: str) -> int:
+    """The number the player's last list gave ``target`` (texts read ``vote 1 Ann, 2 Bob``)."""
+    for body in reversed(player.texts()):
+        m = re.search(rf"(\d+) {re.escape(target)}\b", body)
+        if m:
+            return int(m.group(1))
+    raise AssertionError(f"no numbered list names {target}")
+
+
+def act(p: TgPlayer | SmsPlayer, verb: str, target: str) -> None:
+    if isinstance(p, SmsPlayer):
+        p.say(f"{verb.upper()} {number_for(p, target)}")
+        return
+    try:
+        r = p.tap(f"{verb} {target}")
+    except AssertionError:  # no button for it (not a choice he has): typed, as anyone may
+        p.say(f"/{verb} {target}")
+        return
+    answer = r.json()
+    assert answer["method"] == "answerCallbackQuery" and answer["callback_query_id"]
+
+
+def play_phase(stack: Stack, people: dict[str, TgPlayer | SmsPlayer]) -> None:
+    state: Any = engine.from_json(stack.game().state or "")
+    alive = [p for p in state.players if p in state.alive]
+    wolves = [p for p in alive if state.roles[p].value == "werewolf"]
+    humans = [p for p in alive if p not in wolves]
+    if state.phase is Phase.NIGHT:
+        for wolf in wolves:
+            act(people[wolf], "kill", humans[-1])
+        for seer in (p for p in alive if state.roles[p].value == "seer"):
+            act(people[seer], "see", wolves[0])
+    elif state.phase is Phase.NOMINATIONS:
+        for p in alive:
+            act(people[p], "vote", wolves[0] if p != wolves[0] else humans[0])
+    elif state.phase is Phase.BALLOT:
+        target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
+        for p in alive:
+            if p not in state.suspects:
+                act(people[p], "vote", target)
+    stack.deliver()
+    stack.finish_phase()
+    stack.deliver()
+
+
+def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> None:
+    hana = tg_player(stack, "Hana")
+    hana.say("/start")  # she opens the bot first
+    hana.say("/new@lupus_sandbox_bot", chat=GROUP)
+    stack.deliver()
+    game = stack.game()
+    code = game.code
+    assert game.group_id is not None
+    # The group is told how to join, with a button that opens the bot on the game.
+    invite = stack.tg.sent(GROUP_ID)[-1]
+    link = f"https://t.me/lupus_sandbox_bot?start={code}"
+    assert link in invite["text"]
+    assert invite["reply_markup"]["inline_keyboard"][0][0]["url"] == link
+
+    tg = [hana] + [tg_player(stack, n) for n in ("Ann", "Bob", "Cat")]
+    sms = [sms_player(stack) for _ in range(4)]
+    for t in tg:
+        t.say(f"/start {code}")  # the deep link: joins under his first name
+    for s, name in zip(sms, ("Dan", "Eve", "Fay", "Gus"), strict=True):
+        s.say(f"JOIN {code} {name}")
+    people: dict[str, TgPlayer | SmsPlayer] = {p.first_name: p for p in tg}
+    people.update(zip(("Dan", "Eve", "Fay", "Gus"), sms, strict=True))
+    hana.say("/begin", chat=GROUP)
+    stack.deliver()
+    assert stack.game().status == "running"
+
+    # Telegram players get their choices as buttons carrying the move; SMS players as numbered lists.
+    state: Any = engine.from_json(stack.game().state or "")
+    wolf = next(p for p in state.players if state.roles[p].value == "werewolf")
+    choices = people[wolf].texts()[-1]
+    assert re.search(r"\b1 \w+", choices), choices
+    if isinstance(tg_wolf := people[wolf], TgPlayer):
+        keyboard = stack.tg.sent(tg_wolf.uid)[-1]["reply_markup"]["inline_keyboard"]
+        assert all(b["callback_data"].startswith(f"#{code} kill ") for row in keyboard for b in row)
+
+    for _ in range(40):
+        if stack.game().status != "running":
+            break
+        play_phase(stack, people)
+    assert stack.game().status == "over"
+    stack.deliver()
+
+    rows = stack.outbox()
+    group = stack.identity("telegram", str(GROUP_ID))
+    tg_ids = {int(stack.identity("telegram", str(t.uid)).id or 0) for t in tg}
+    sms_ids = {int(stack.identity("sms", s.number).id or 0) for s in sms}
+    with Session(stack.db) as session:
+        audience = {(e.seq): e.audience for e in session.exec(select(GameEvent).where(GameEvent.game_id == game.id))}
+    # Everything the group read was for everyone; nothing secret went there.
+    for row in rows:
+        if row.identity_id == group.id and row.dedup_key.startswith(f"g{game.id}:e"):
+            seq = int(row.dedup_key.split(":")[1][1:])
+            assert audience[seq] is None, (row.key, row.text)
+    # Public news: once in the group, once to each SMS player, never privately on Telegram.
+    over = [r for r in rows if r.key == "game.over"]
+    assert sorted(r.identity_id for r in over) == sorted([int(group.id or 0), *sms_ids])
+    dawns = [r for r in rows if r.key == "night.dawn"]
+    assert dawns and not any(r.identity_id in tg_ids for r in dawns)
+    # Each player learned his card privately, and only he did.
+    dealt = [r for r in rows if r.key == "role.dealt"]
+    assert sorted(r.identity_id for r in dealt) == sorted(tg_ids | sms_ids)
+    # The stand-ins got exactly what the outbox sent, and no phone number was ever shown.
+    assert all(r.status == "sent" for r in rows)
+    assert len(stack.tg.sent()) == sum(r.channel == "telegram" for r in rows)
+    assert len(stack.tw.messages()) == sum(r.channel == "sms" for r in rows)
+    everything = [m["text"] for m in stack.tg.sent()] + [m["body"] for m in stack.tw.messages()]
+    for s in sms:
+        assert not any(s.number in t or s.number[1:] in t for t in everything)
