@@ -91,7 +91,7 @@ def _run(pg: Any, examples: int) -> None:
         @settings(max_examples=examples, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
         @given(channel=st.sampled_from(["telegram", "sms"]), who=st.integers(0, 11), text=hostile_texts(code),
-               mangle=st.sampled_from([0, 0, 0, 0, 1, 2]))
+               mangle=st.sampled_from([0, 0, 0, 0, 1]))
         def fuzz(channel: str, who: int, text: str, mangle: int) -> None:
             status = telegram(who, text, mangle) if channel == "telegram" else sms(who, text)
             assert status < 500, (channel, text, status)
@@ -112,6 +112,17 @@ def _run(pg: Any, examples: int) -> None:
 
 def test_hostile_messages_through_both_channels(pg: Any) -> None:
     _run(pg, 80)
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="channels bug: a message whose text is not a string (JSON object) raises in "
+                   "service.channels.telegram.incoming (a 5xx); mangle 2 joins the fuzz above once fixed")
+def test_a_message_text_that_is_not_a_string_is_4xx_or_ignored(pg: Any) -> None:
+    cfg = fuzz_settings(str(pg.url))
+    with testclient.TestClient(web.create_app(cfg, Service(cfg, pg, clock=Clock()))) as client:
+        r = client.post("/telegram/webhook", content=telegram_body(1, "vote bob", 2),
+                        headers=inbound.telegram_headers(SECRET))
+    assert r.status_code < 500
 
 
 @pytest.mark.slow
