@@ -24,14 +24,14 @@ WHO = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "host", "stranger
 _ids = itertools.count()
 
 
-def check(h: Harness, who: str, text: str, phase: tuple[int, str]) -> None:
+def check(h: Harness, who: str, text: str, phase: tuple[int, str], code: str) -> None:
     replies = h.say(who, text, external_id=f"fz{next(_ids)}")
     for r in replies:
         assert isinstance(r, str) and r.strip(), (text, replies)
         assert "Traceback" not in r and "{" + "target}" not in r, (text, r)
-    state = h.state()
+    state = h.state(code)  # by its code: a fuzzed "new" may have opened another game
     assert engine.from_json(engine.to_json(state)) == state
-    game = h.game()
+    game = h.game(code)
     # Players' moves may change the state, never the phase: only a deadline (or the host) ends one.
     assert (game.phase_no, game.status) == phase or who == "host", (text, game.phase_no, game.status)
 
@@ -41,15 +41,16 @@ def _run(pg_h: Harness, examples: int) -> None:
     open_game(h)
     start(h)
     game = h.game()
+    code = game.code
     phase = (game.phase_no, game.status)
 
     @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(who=st.sampled_from(WHO), text=hostile_texts(h.game().code))
+    @given(who=st.sampled_from(WHO), text=hostile_texts(code))
     def fuzz(who: str, text: str) -> None:
         nonlocal phase
-        check(h, who, text, phase)
-        g = h.game()
+        check(h, who, text, phase, code)
+        g = h.game(code)
         phase = (g.phase_no, g.status)
 
     fuzz()
@@ -65,7 +66,7 @@ def test_a_nul_byte_is_answered_on_postgresql(pg_h: Harness) -> None:
     open_game(pg_h)
     start(pg_h)
     game = pg_h.game()
-    check(pg_h, "ann", "vote a\x00b", (game.phase_no, game.status))
+    check(pg_h, "ann", "vote a\x00b", (game.phase_no, game.status), game.code)
 
 
 @pytest.mark.slow
