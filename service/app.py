@@ -25,7 +25,7 @@ import engine
 
 from . import host, lobby, play
 from .context import Ctx
-from .db import Conflict, bump, lock_game, make_engine, transaction
+from .db import Conflict, bump, is_sqlite, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
 from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
@@ -55,6 +55,14 @@ class Service:
         """Called with the new outbox ids once a command has committed (the worker enqueues them)."""
         self.telegram_bot: str | None = None
         """The Telegram bot's username (the web app learns it from getMe), for t.me links in texts."""
+        self.before_close: list[Callable[[Ctx, Room], None]] = []
+        """Called inside ``close_phase``'s transaction, under the game lock, before the engine closes
+        the phase (the worker counts who let it pass: service.reminders)."""
+
+    def run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
+        """Run ``work(session, now)`` in one transaction, retried on conflicts; the outbox rows its
+        ctx wrote are handed to ``after_commit`` (for domain functions outside this module)."""
+        return self._run(work)
 
     # -- running a command ---------------------------------------------------------------------------
     def _run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
@@ -152,28 +160,38 @@ class Service:
         self._run(work)
 
     # -- what the worker calls ----------------------------------------------------------------------------
-    def due_games(self, now: datetime | None = None) -> list[tuple[int, int]]:
-        """(game id, phase number) of running games whose deadline has passed."""
+    def due_games(self, now: datetime | None = None, limit: int | None = None) -> list[tuple[int, int]]:
+        """(game id, phase number) of running games whose deadline has passed, most overdue first.
+        Only running, unpaused games have a deadline, so the deadline index finds exactly these."""
         when = now or self.clock()
         with Session(self.db) as session:
-            rows = session.exec(select(Game.id, Game.phase_no).where(
-                col(Game.status) == "running", col(Game.paused).is_(False),
-                col(Game.deadline).is_not(None), col(Game.deadline) <= when)
-                .order_by(col(Game.deadline))).all()
+            stmt = (select(Game.id, Game.phase_no).where(
+                col(Game.deadline).is_not(None), col(Game.deadline) <= when,
+                col(Game.status) == "running", col(Game.paused).is_(False))
+                .order_by(col(Game.deadline)))
+            rows = session.exec(stmt.limit(limit) if limit else stmt).all()
         return [(int(i), int(n)) for i, n in rows if i is not None]
 
-    def close_phase(self, game_id: int, phase_no: int) -> bool:
+    def close_phase(self, game_id: int, phase_no: int, skip_locked: bool = False) -> bool:
         """Close the phase if it is still the current one and its deadline has passed.
-        A stale or early call changes nothing (returns False), so the task is idempotent."""
+        A stale or early call changes nothing (returns False), so the task is idempotent.
+        ``skip_locked`` (PostgreSQL): a game another worker holds is left to it (returns False)."""
 
         def work(session: Session, now: datetime) -> tuple[bool, Ctx | None]:
-            game = lock_game(session, game_id)
+            if skip_locked and not is_sqlite(str(self.db.url)):
+                game = session.exec(select(Game).where(Game.id == game_id)
+                                    .with_for_update(skip_locked=True)
+                                    .execution_options(populate_existing=True)).first()
+            else:
+                game = lock_game(session, game_id)
             if (game is None or game.status != "running" or game.paused or game.phase_no != phase_no
                     or game.deadline is None or game.deadline > now or game.state is None):
                 return False, None
             ctx = Ctx(session, self, now)
             room = Room(ctx, game)
             assert room.state is not None
+            for hook in self.before_close:
+                hook(ctx, room)
             new, events = engine.close_phase(room.state, phase_no)
             room.advance(new, events, (None, "end"))
             session.add(game)

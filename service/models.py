@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -159,4 +159,35 @@ class Outbox(SQLModel, table=True):
     """The channel's last delivery report (Twilio's status callback: sent, delivered, undelivered...)."""
 
 
-ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox)
+# The outbox sweep asks for "pending and due, oldest first": one index answers it without reading
+# the rows already sent, which grow for ever.
+Index("ix_outbox_status_not_before", Outbox.status, Outbox.not_before)  # type: ignore[arg-type]
+
+
+class PhaseMark(SQLModel, table=True):
+    """Something the worker did once for a phase of a game (``reminder``): the unique key makes
+    "never twice for the same phase" hold however many workers run."""
+
+    __tablename__ = "phase_marks"
+    __table_args__ = (UniqueConstraint("game_id", "phase_no", "kind", name="uq_phase_mark"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    phase_no: int
+    kind: str = Field(max_length=16)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Absence(SQLModel, table=True):
+    """How many phases in a row a seat's player let pass without acting when he had to."""
+
+    __tablename__ = "absences"
+
+    seat_id: int = Field(foreign_key="seats.id", primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    misses: int = 0
+    last_phase: int = 0
+    """The phase last counted (a phase is counted once even if its close is retried)."""
+
+
+ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence)

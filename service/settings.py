@@ -53,6 +53,24 @@ class Settings(BaseSettings):
     BALLOT_MINUTES: int = 4 * 60
     OUTBOX_MAX_ATTEMPTS: int = 8
 
+    # -- the worker (worker/, service/delivery/dispatch.py, service/reminders.py) -----------------
+    SWEEP_SECONDS: float = 5.0
+    """How often beat sweeps due deadlines (a phase closes at most this long after its deadline)."""
+    OUTBOX_SWEEP_SECONDS: float = 15.0
+    """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
+    REMINDER_SWEEP_SECONDS: float = 60.0
+    DISPATCH_LEASE_SECONDS: int = 120
+    """A row claimed for sending longer than this is taken for crashed and sent once more."""
+    TELEGRAM_PER_SECOND: float = 29
+    SMS_SEGMENTS_PER_SECOND: float = 1.0
+    """Per sender number: a long code sends about one segment a second."""
+    REMINDER_MINUTES: int = 60
+    """How long before a deadline players who still have to act are reminded (per game: option)."""
+    QUIET_HOURS: str = "22:00-08:00"
+    """No reminder in these hours of the game's time zone ("" for none)."""
+    INACTIVE_PHASES: int = 2
+    """Phases missed in a row before a player is warned; one more and the host is asked to replace him."""
+
     @field_validator("DATABASE_URL")
     @classmethod
     def _db_url(cls, v: str) -> str:

@@ -1,0 +1,112 @@
+"""Schedules for slow play, reminders before deadlines (never at quiet hours, once a phase), and
+players who keep letting phases pass."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import engine
+from service.reminders import is_quiet, parse_quiet, remind, remind_at
+
+from .conftest import HOST, Table, act
+
+ROME = ZoneInfo("Europe/Rome")
+QUIET = parse_quiet("22:00-08:00")
+
+
+def _rome(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 3, day, hour, minute, tzinfo=ROME).astimezone(UTC)
+
+
+def test_reminders_come_an_hour_before_or_before_the_quiet_hours() -> None:
+    lead = timedelta(hours=1)
+    assert remind_at(_rome(3, 22), lead, "Europe/Rome", QUIET) == _rome(3, 21)
+    # A night ending at 08:00 would be reminded at 07:00, inside the quiet hours: the evening before.
+    assert remind_at(_rome(4, 8), lead, "Europe/Rome", QUIET) == _rome(3, 21, 59)
+    assert is_quiet(_rome(4, 7), "Europe/Rome", QUIET) and not is_quiet(_rome(4, 8), "Europe/Rome", QUIET)
+    assert remind_at(_rome(4, 8), lead, "Europe/Rome", None) == _rome(4, 7)
+
+
+def test_nights_end_at_eight_and_days_at_ten_in_rome(lite: Table) -> None:
+    lite.clock.now = _rome(2, 12)
+    lite.open("night 08:00 nominations 18:00 ballot 22:00 tz Europe/Rome")
+    assert lite.state().phase is engine.Phase.NIGHT
+    assert lite.game().deadline == _rome(3, 8)
+    act(lite)
+    lite.clock.now = _rome(3, 8)
+    assert lite.svc.close_phase(lite.game().id or 0, lite.game().phase_no)
+    assert lite.state().phase is engine.Phase.NOMINATIONS and lite.game().deadline == _rome(3, 18)
+
+
+def test_one_reminder_a_phase_to_those_who_still_have_to_act(lite: Table) -> None:
+    lite.open("night 08:00 nominations 18:00 ballot 22:00 tz Europe/Rome")
+    lite.clock.now = _rome(3, 8)
+    lite.svc.close_phase(lite.game().id or 0, lite.game().phase_no)  # to the day's nominations
+    state = lite.state()
+    voter = next(p for p in state.players if p in state.alive)  # type: ignore[attr-defined]
+    lite.say(lite.addr[voter], f"vote {next(p for p in state.players if p != voter)}")
+    lite.clock.now = _rome(3, 16, 30)
+    assert remind(lite.svc) == 0  # too early
+    lite.clock.now = _rome(3, 17, 5)
+    assert remind(lite.svc) == 1
+    assert remind(lite.svc) == 0  # never twice for a phase
+    reminded = {r.identity_id for r in lite.rows() if r.key == "svc.reminder"}
+    alive = [p for p in state.players if p in state.alive]  # type: ignore[attr-defined]
+    assert reminded == {lite.person(lite.addr[p]).id for p in alive if p != voter}
+    text = next(r.text for r in lite.rows() if r.key == "svc.reminder")
+    assert "vote" in text and "18:00" in text
+
+
+def test_no_reminder_at_quiet_hours(lite: Table) -> None:
+    lite.clock.now = _rome(2, 12)
+    lite.open("night 08:00 nominations 18:00 ballot 22:00 tz Europe/Rome")
+    lite.clock.now = _rome(3, 7, 10)  # an hour before the night ends, but at quiet hours
+    assert remind(lite.svc) == 0
+    lite.clock.now = _rome(2, 21, 59)  # just before they begin
+    assert remind(lite.svc) == 1
+
+
+def test_a_player_who_keeps_letting_phases_pass_is_warned_then_the_host_asked(lite: Table) -> None:
+    lite.open("night 1h nominations 1h ballot 1h")
+    state = lite.state()
+    roles = state.roles  # type: ignore[attr-defined]
+    idle = next(p for p in state.players if roles[p].value == "villager")
+    warned = asked = None
+    for n in range(12):
+        if lite.game().status != "running":
+            break
+        if idle not in lite.state().alive:  # type: ignore[attr-defined]
+            break
+        act_but(lite, idle)
+        lite.advance(hours=2)
+        lite.svc.close_phase(lite.game().id or 0, lite.game().phase_no)
+        keys = [(r.key, r.identity_id) for r in lite.rows()]
+        if warned is None and ("svc.inactive.warn", lite.person(lite.addr[idle]).id) in keys:
+            warned = n
+        if asked is None and ("svc.inactive.host", lite.person(HOST).id) in keys:
+            asked = n
+    assert warned is not None and asked is not None, "the idle player was never warned and reported"
+    assert asked > warned
+    host_text = next(r.text for r in lite.rows() if r.key == "svc.inactive.host")
+    assert idle in host_text and "replace" in host_text
+
+
+def act_but(t: Table, idle: str) -> None:
+    """Everyone but `idle` acts (he does nothing, so in a day the others still vote)."""
+    state = t.state()
+    roles = state.roles  # type: ignore[attr-defined]
+    alive = [p for p in state.players if p in state.alive and p != idle]  # type: ignore[attr-defined]
+    wolves = [p for p in alive if roles[p].value == "werewolf"]
+    humans = [p for p in alive if p not in wolves and p != idle] or [idle]
+    if state.phase is engine.Phase.NIGHT:
+        for wolf in wolves:
+            t.say(t.addr[wolf], f"kill {humans[0]}")
+    elif state.phase is engine.Phase.NOMINATIONS:
+        for p in alive:
+            t.say(t.addr[p], f"vote {humans[-1]}")
+    elif state.phase is engine.Phase.BALLOT:
+        suspects = list(state.suspects)  # type: ignore[attr-defined]
+        for p in alive:
+            if p not in suspects:
+                t.say(t.addr[p], f"vote {suspects[0]}")

@@ -1,0 +1,270 @@
+"""The real worker (`celery worker -B`, solo pool, a subprocess) on the real Redis and PostgreSQL,
+against the stand-in Telegram API: slow games played to the end by moving a clock, deadlines that
+outlive the worker and Redis, a deadline task delivered twice, platform limits and blocked users."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlmodel import Session, col, func, select
+
+from service.db import make_engine
+from service.delivery.dispatch import ABANDONED
+from service.models import GameEvent, Outbox
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.server import ServerThread
+from worker.celery_app import make_celery
+
+from .conftest import HOST, REDIS_URL, Clock, Table, act
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "123456:TEST-token_worker"
+
+
+class FileClock(Clock):
+    """The test's clock, shared with the worker through a file holding its lead over real time:
+    time flows as usual (rate limits and retries wait real seconds) and the test jumps it ahead."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+    @property  # type: ignore[override]
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.lead
+
+    @now.setter
+    def now(self, when: datetime) -> None:
+        self.set(when)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, when: datetime) -> None:
+        self.lead = when - datetime.now(UTC)
+        self.path.write_text(str(self.lead.total_seconds()))
+
+
+class Worker:
+    def __init__(self, tmp: Path, env: dict[str, str], beat: bool = True) -> None:
+        self.tmp, self.env, self.beat = tmp, env, beat
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.beat_proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """The worker, and beat beside it as the Procfile runs them (two processes, one beat)."""
+        celery = [sys.executable, "-m", "celery", "-A", "tests.worker.celery_target"]
+        self.log = open(self.tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [*celery, "worker", "-P", "solo", "--without-mingle", "--without-gossip", "--without-heartbeat",
+             "-l", "info"], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.beat_proc = subprocess.Popen(
+            [*celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT) if self.beat else None
+
+    def stop(self) -> None:
+        for proc in (self.proc, self.beat_proc):
+            if proc and proc.poll() is None:
+                proc.kill()  # as a crash or a deploy would: nothing is finished politely
+                proc.wait()
+        self.log.close()
+        shutil.copy(self.tmp / "worker.log", Path(tempfile.gettempdir()) / "lupus-worker-test.log")
+
+    def tail(self) -> str:
+        return (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
+
+
+def wait(what: Callable[[], Any], worker: Worker, timeout: float = 30, why: str = "") -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {why}\n--- worker log ---\n{worker.tail()}")
+
+
+@pytest.fixture
+def pg(pg_url: str) -> Iterator[Engine]:
+    eng = make_engine(pg_url)
+    with eng.begin() as c:
+        c.execute(text("TRUNCATE outbox, inbound, game_events, seats, games, identities RESTART IDENTITY CASCADE"))
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTelegram]:
+    tg = FakeTelegram(TOKEN)
+    with ServerThread(tg.app) as url:
+        tg.url = url  # type: ignore[attr-defined]
+        yield tg
+
+
+def _env(tmp: Path, db: Engine, redis_url: str, fake: FakeTelegram) -> dict[str, str]:
+    return {**os.environ, "LUPUS_TEST_CLOCK": str(tmp / "clock"),
+            "DATABASE_URL": db.url.render_as_string(hide_password=False), "REDIS_URL": redis_url,
+            "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_URL": fake.url,  # type: ignore[attr-defined]
+            "SWEEP_SECONDS": "0.5", "OUTBOX_SWEEP_SECONDS": "1", "REMINDER_SWEEP_SECONDS": "1"}
+
+
+def _table(tmp: Path, db: Engine, redis_url: str) -> Table:
+    producer = make_celery(redis_url, include=[])
+    table = Table(db, FileClock(tmp / "clock"))
+
+    def enqueue(ids: Any) -> None:  # as worker.enqueue does: a broker outage delays, never fails a command
+        with contextlib.suppress(Exception):
+            producer.send_task("lupus.dispatch", args=[list(ids)], retry=False)
+
+    table.svc.after_commit = enqueue
+    return table
+
+
+def _closes(table: Table, worker: Worker) -> None:
+    """Let the phase's deadline pass on the clock and wait for the worker to close it."""
+    game = table.game()
+    assert game.deadline is not None
+    assert isinstance(table.clock, FileClock)
+    table.clock.set(max(table.clock.now, game.deadline))
+    wait(lambda: table.game().phase_no != game.phase_no, worker, why=f"phase {game.phase_no} to close")
+
+
+def _settled(db: Engine) -> bool:
+    with Session(db) as s:
+        return not s.exec(select(func.count()).select_from(Outbox)
+                          .where(col(Outbox.status).in_(("pending", "sending")))).one()
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engine, redis_db: Any,
+                                                        fake: FakeTelegram) -> None:
+    table = _table(tmp_path, pg, REDIS_URL)
+    blocked = table.addr["hal"]
+    fake.block(int(blocked))
+    fake.force_retry_after(1, times=3)  # Telegram says "slow down" to the first three sends
+    worker = Worker(tmp_path, _env(tmp_path, pg, REDIS_URL, fake))
+    worker.start()
+    try:
+        table.open()
+        assert table.game().deadline is not None
+        phases = 0
+        while table.game().status == "running" and phases < 30:
+            act(table)
+            if phases == 2:  # the worker dies with a deadline pending; the next one finds it
+                worker.stop()
+                worker.start()
+            _closes(table, worker)
+            phases += 1
+        assert table.game().status == "over"
+        # Game time goes on while the last texts drain (a backoff after a timeout is game time too).
+        wait(lambda: table.advance(minutes=10) or _settled(pg), worker, timeout=60,
+             why="the outbox to drain")
+    finally:
+        worker.stop()
+    rows = table.rows()
+    sent = [r for r in rows if r.status == "sent"]
+    hal = table.person(blocked)
+    assert hal.unreachable
+    assert {r.status for r in rows if r.identity_id != hal.id} == {"sent"}, [
+        (r.id, r.key, r.attempts, r.last_error) for r in rows if r.status != "sent" and r.identity_id != hal.id]
+    # Exactly once, but for the worker killed above: if it died between Telegram's answer and
+    # writing "sent", that one row went out once more after its lease (no platform deduplicates).
+    ok = fake.sent()
+    abandoned = [r for r in sent if (r.last_error or "").startswith(ABANDONED)]
+    assert len(abandoned) <= 1 and len(sent) <= len(ok) <= len(sent) + len(abandoned)
+    per_chat: dict[str, list[str]] = {}
+    for m in ok:
+        per_chat.setdefault(str(m["chat"]["id"]), []).append(m["text"])
+    for r in sent:
+        assert table.person_address(r.identity_id) in per_chat
+    for pid in {r.identity_id for r in sent}:
+        mine = [r.text for r in sent if r.identity_id == pid]
+        got = per_chat[table.person_address(pid)]
+        assert sorted(set(got)) == sorted(set(mine))  # nothing lost, nothing foreign
+    # Never over the limits: the only 429s are the three forced ones.
+    assert fake.rejected(429) == 3
+    # The host was told that messages no longer reach hal.
+    assert any("hal" in m["text"] and "blocked" in m["text"] for m in fake.sent(int(HOST)))
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_a_deadline_task_delivered_twice_closes_the_phase_once(tmp_path: Path, pg: Engine, redis_db: Any,
+                                                               fake: FakeTelegram) -> None:
+    table = _table(tmp_path, pg, REDIS_URL)
+    table.open()
+    game = table.game()
+    assert game.deadline is not None and isinstance(table.clock, FileClock)
+    table.clock.set(game.deadline)
+    worker = Worker(tmp_path, _env(tmp_path, pg, REDIS_URL, fake), beat=False)  # only our two tasks
+    producer = make_celery(REDIS_URL, include=[])
+    for _ in range(2):
+        producer.send_task("lupus.close_phase", args=[game.id, game.phase_no])
+    worker.start()
+    try:
+        wait(lambda: redis_db.llen("lupus") == 0 and not redis_db.hlen("unacked"), worker, why="both tasks")
+        wait(lambda: _settled(pg), worker, why="the outbox to drain")
+    finally:
+        worker.stop()
+    assert table.game().phase_no == game.phase_no + 1
+    with Session(pg) as s:
+        logged = s.exec(select(func.count()).select_from(GameEvent).where(
+            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no + 1,
+            GameEvent.kind == "event")).one()
+    assert logged  # the phase closed once: a second close would have logged in phase + 2
+    with Session(pg) as s:
+        assert not s.exec(select(GameEvent).where(GameEvent.phase_no > game.phase_no + 1)).first()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_deadlines_survive_a_restart_of_redis(tmp_path: Path, pg: Engine, fake: FakeTelegram) -> None:
+    # Our own Redis server (the machine's is shared with other tests running now, so it is not
+    # the one restarted): without persistence, a restart loses every queued task.
+    port = _free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+           "--dir", str(tmp_path)]
+    if subprocess.run(["which", "redis-server"], capture_output=True).returncode:
+        pytest.skip("no redis-server binary")
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    worker = Worker(tmp_path, _env(tmp_path, pg, url, fake))
+    try:
+        time.sleep(0.3)
+        table = _table(tmp_path, pg, url)
+        worker.start()
+        table.open()
+        _closes(table, worker)  # the worker works
+        server.kill()
+        server.wait()
+        act(table)  # commands still commit while Redis is down: the enqueue fails, the rows wait
+        game = table.game()
+        assert game.deadline is not None and isinstance(table.clock, FileClock)
+        table.clock.set(game.deadline)
+        server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)  # empty: every queued task is gone
+        wait(lambda: table.game().phase_no != game.phase_no, worker, timeout=60, why="the phase to close")
+        wait(lambda: _settled(pg), worker, timeout=60, why="the outbox to drain")
+    finally:
+        worker.stop()
+        server.kill()
+        server.wait()

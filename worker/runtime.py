@@ -1,0 +1,60 @@
+"""What one worker process holds: the application service and its delivery (one TelegramSender and
+one TwilioSender per process, made when the process starts and closed when it stops).
+
+Tasks reach them through `service()` and `delivery()`; both are built lazily, so a task also works
+in a process Celery did not start (tests, `celery call`). `clock` is the service's idea of now: the
+real UTC clock, replaced only by tests that move time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from service.app import Service
+from service.delivery.wiring import Delivery, make_delivery
+from service.models import utcnow
+from service.reminders import install
+from service.settings import Settings, get_settings
+
+clock: Callable[[], datetime] = utcnow
+_service: Service | None = None
+_delivery: Delivery | None = None
+
+
+def settings() -> Settings:
+    return get_settings()
+
+
+def service() -> Service:
+    global _service
+    if _service is None:
+        # The worker's own commands (a phase closing, a reminder) dispatch their outbox at once.
+        from worker.enqueue import enqueue_dispatch
+
+        _service = install(Service(settings(), clock=lambda: clock(), after_commit=enqueue_dispatch))
+    return _service
+
+
+def delivery() -> Delivery:
+    global _delivery
+    if _delivery is None:
+        cfg = settings()
+        _delivery = make_delivery(
+            telegram_bot_token=cfg.TELEGRAM_BOT_TOKEN, telegram_api_url=cfg.TELEGRAM_API_URL,
+            twilio_account_sid=cfg.TWILIO_ACCOUNT_SID, twilio_auth_token=cfg.TWILIO_AUTH_TOKEN,
+            twilio_from_number=cfg.TWILIO_FROM_NUMBER,
+            twilio_messaging_service_sid=cfg.TWILIO_MESSAGING_SERVICE_SID, twilio_api_url=cfg.TWILIO_API_URL,
+            public_url=cfg.PUBLIC_URL, redis_url=cfg.REDIS_URL,
+            redis_options={"ssl_cert_reqs": "none"} if (cfg.REDIS_URL or "").startswith("rediss://") else None,
+            telegram_per_second=cfg.TELEGRAM_PER_SECOND, sms_segments_per_second=cfg.SMS_SEGMENTS_PER_SECOND)
+    return _delivery
+
+
+def shutdown() -> None:
+    global _delivery, _service
+    if _delivery is not None:
+        _delivery.close()
+    if _service is not None:
+        _service.db.dispose()
+    _delivery = _service = None

@@ -1,0 +1,57 @@
+"""The worker's tasks: each takes ids or nothing, calls one domain function, and is idempotent
+(a phase closes only if its number is still current; a row is sent only if it can be claimed).
+No task is scheduled further ahead than MAX_COUNTDOWN seconds: longer waits live in the database.
+"""
+
+from __future__ import annotations
+
+from service.delivery.dispatch import deliver
+from service.delivery.senders import PermanentReason
+from service.reminders import remind, tell_hosts_unreachable
+from worker import runtime
+from worker.app import app
+from worker.sweeps import close_due
+
+MAX_COUNTDOWN = 30.0
+DISPATCH_BUDGET = 5.0  # seconds of sending per task run
+
+
+@app.task(name="lupus.close_phase")
+def close_phase(game_id: int, phase_no: int) -> bool:
+    return runtime.service().close_phase(game_id, phase_no)
+
+
+@app.task(name="lupus.sweep_deadlines")
+def sweep_deadlines() -> int:
+    return close_due(runtime.service(), budget=float(runtime.settings().SWEEP_SECONDS))
+
+
+def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
+    tell_hosts_unreachable(runtime.service(), identity_id, reason.value, games)
+
+
+def _dispatch(ids: list[int] | None) -> int:
+    svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
+    # A short budget: a worker busy waiting for one chat's limit would hold up the deadline sweeps.
+    report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
+                     lease=cfg.DISPATCH_LEASE_SECONDS,
+                     max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
+    wait = report.soonest()
+    if wait is not None and wait <= MAX_COUNTDOWN:
+        dispatch.apply_async(args=[sorted(report.deferred)], countdown=wait)
+    return report.sent
+
+
+@app.task(name="lupus.dispatch")
+def dispatch(ids: list[int]) -> int:
+    return _dispatch([int(i) for i in ids])
+
+
+@app.task(name="lupus.sweep_outbox")
+def sweep_outbox() -> int:
+    return _dispatch(None)
+
+
+@app.task(name="lupus.reminders")
+def reminders() -> int:
+    return remind(runtime.service())
