@@ -187,10 +187,15 @@ def team_of(state: TabulaState, player: str) -> Team:
     return c.team
 
 
+def wolves(state: TabulaState) -> frozenset[str]:
+    """Every player ``is_wolf`` holds for, dead or alive (cached: the pack's targets ask it for each player)."""
+    found: frozenset[str] = state.cached("wolves", lambda s: frozenset(p for p in s.players if is_wolf(s, p)))
+    return found
+
+
 def pack(state: TabulaState, living_only: bool = True) -> tuple[str, ...]:
-    return tuple(
-        p for p in state.players if is_wolf(state, p) and (not living_only or p in state.alive)
-    )
+    members = wolves(state)
+    return tuple(p for p in state.players if p in members and (not living_only or p in state.alive))
 
 
 def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
@@ -199,6 +204,9 @@ def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
 
 def powers_of(state: TabulaState, player: str) -> list[Power]:
     """Every power the player holds, usable now or not."""
-    found = CHARACTERS[state.roles[player]].powers
-    extras = [pw for extra in EXTRA_POWERS for pw in extra(state, player)]
-    return [*found, *extras] if extras else list(found)
+    found = list(CHARACTERS[state.roles[player]].powers)
+    for extra in EXTRA_POWERS:  # most players hold no extra power: no list is built for them
+        more = extra(state, player)
+        if more:
+            found.extend(more)
+    return found

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ...types import Role, RuleSet, Team, Verb
-from ..character import Character, Power, is_wolf, night_step, pack, register
+from ..character import Character, Power, night_step, pack, register, wolves
 from ..state import TabulaState
 from ..table import Table
 
@@ -26,7 +26,8 @@ def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
     cards, a lone Werewolf his own, to discard an Aura and divert suspicion."""
     if state.rules is RuleSet.AURA:
         return state.living()
-    return (p for p in state.players if p != actor and p in state.alive and not is_wolf(state, p))
+    members = wolves(state)
+    return (p for p in state.living() if p != actor and p not in members)
 
 
 HUNT = Power(Verb.KILL, "pack:{actor}", targets=pack_targets)

@@ -1,0 +1,240 @@
+"""What SMS players cost: segments per SMS player per game day, played through the real service.
+
+    .venv/bin/python bench/sms [--games 100] [--players 12] [--rules tabula] [--db URL]
+
+Each game is opened, joined and started by text messages on the ``sms`` channel, played by robots
+who send one random legal move each per phase (``engine.playout.random_moves``, typed as a player
+would: ``#CODE vote bob``), and its deadlines pass by ``Service.close_phase`` under a clock the
+bench moves. Every outbox row to an SMS identity is then priced with ``service.delivery.sms``.
+
+A *game day* is one night and the day after it (nominations and ballot): about a day and a half
+of real time with the default phase lengths. Figures are also given per 24 hours of clock time.
+
+Targets (issue 9): at most 4 segments per SMS player per game day; and no text forced into UCS-2
+by a character its language did not need (a text that is UCS-2 although its ``to_gsm7``
+normalisation is GSM-7). The catalogs are checked for the same, and for letters the service's
+SMS normaliser would replace with "?".
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from babel.messages.pofile import read_po
+from sqlmodel import Session, col, select
+
+import engine
+from engine import Phase
+from engine.playout import random_moves
+from service.app import Service
+from service.db import make_engine, upgrade
+from service.delivery.batching import TWILIO_MAX, merge
+from service.delivery.sms import is_gsm7, sms_size, to_gsm7
+from service.i18n import LANGUAGES, LOCALE_DIR, gsm7
+from service.models import Game, Identity, Outbox
+from service.settings import Settings
+
+NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou",
+         "max", "ned", "oli", "pam", "quin", "rob", "sue", "tom", "uma", "vic", "wes", "zoe"]
+TARGET = 4.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+        self.closing = False
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def play_game(svc: Service, clock: Clock, g: int, n: int, rules: str, lang: str,
+              rnd: random.Random) -> tuple[int, int, float]:
+    """One whole game by SMS; returns (game id, game days played, hours of clock time)."""
+    ids = iter(range(10**9))
+    phones = {name: f"+39333{g:04d}{i:03d}" for i, name in enumerate(NAMES[:n])}
+
+    def say(name: str, text: str) -> None:
+        svc.handle_inbound("sms", phones[name], f"g{g}m{next(ids)}", text)
+
+    host = NAMES[0]
+    say(host, f"new {rules} lang {lang}")
+    with Session(svc.db) as s:
+        game = s.exec(select(Game).order_by(col(Game.id).desc())).first()
+        assert game is not None and game.id is not None
+        code, gid = game.code, game.id
+    for name in NAMES[:n]:
+        say(name, f"join {code} {name}")
+    say(host, f"#{code} start")
+    started = clock.now
+    for _ in range(200):
+        with Session(svc.db) as s:
+            game = s.get(Game, gid)
+            assert game is not None
+        if game.status != "running" or game.state is None:
+            break
+        state = engine.from_json(game.state)
+        for action in random_moves(state, rnd):
+            say(action.actor, f"#{code} {action.text()}")
+        with Session(svc.db) as s:
+            game = s.get(Game, gid)
+            assert game is not None
+        if game.deadline is None:
+            break
+        clock.now = max(clock.now, game.deadline)
+        clock.closing = True
+        svc.close_phase(gid, game.phase_no)
+        clock.closing = False
+    assert game.state is not None
+    final = engine.from_json(game.state)
+    assert final.phase is Phase.OVER, f"game {g} did not end"
+    days = int(engine.public_view(final).get("night") or 1)
+    return gid, days, (clock.now - started).total_seconds() / 3600
+
+
+def catalog_problems() -> list[str]:
+    """Catalog texts that an SMS would send as UCS-2 for nothing, or with a letter turned into '?'."""
+    out = []
+    for lang in LANGUAGES:
+        with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+            catalog = read_po(f, locale=lang)
+        for msg in catalog:
+            text = msg.string if isinstance(msg.string, str) else " ".join(msg.string or ())
+            if not msg.id or not text:
+                continue
+            sent = gsm7(text)
+            if not is_gsm7(sent) and is_gsm7(to_gsm7(sent)):
+                out.append(f"{lang} {msg.id}: forced into UCS-2")
+            lost = [c for c, d in zip(text, sent, strict=False) if d == "?" and c != "?"]
+            if len(sent) == len(text) and lost:
+                out.append(f"{lang} {msg.id}: {''.join(sorted(set(lost)))} sent as '?'")
+    return out
+
+
+def what_if(commits: list[tuple[bool, list[int]]],
+            texts: dict[int, tuple[int, int | None, str, str]]) -> tuple[int, int]:
+    """Segments if a dispatcher sent what one command wrote to one reader as one text
+    (``batching.merge``), and if besides the public votes were held, like the digest holds talk,
+    and went out with the close of their phase."""
+    batched = both = 0
+    held: dict[tuple[int, int | None], list[str]] = defaultdict(list)
+    for closing, ids in commits:
+        plain: dict[int, list[str]] = defaultdict(list)
+        digested: dict[int, list[str]] = defaultdict(list)
+        for i in ids:
+            if i not in texts:
+                continue
+            reader, game, key, text = texts[i]
+            plain[reader].append(text)
+            if key == "day.vote" and not closing:
+                held[(reader, game)].append(text)
+                continue
+            if closing and held.get((reader, game)):
+                digested[reader].append(" | ".join(held.pop((reader, game))))
+            digested[reader].append(text)
+        for out, queue in ((0, plain), (1, digested)):
+            segs = sum(sms_size(b.text).segments for queued in queue.values()
+                       for b in merge([(q, None) for q in queued], TWILIO_MAX, "\n"))
+            if out == 0:
+                batched += segs
+            else:
+                both += segs
+    return batched, both
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--players", type=int, default=12)
+    ap.add_argument("--rules", default="tabula", choices=["tabula", "aura", "lupusburg"])
+    ap.add_argument("--db", help="database URL (default: a fresh SQLite file)")
+    ap.add_argument("--top", type=int, default=8)
+    args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    url = args.db or f"sqlite:///{tmp.name}/sms.db"
+    upgrade(url)
+    db = make_engine(url)
+    clock = Clock()
+    # The outbox ids of each committed command, as the worker is told, and whether it closed a phase.
+    commits: list[tuple[bool, list[int]]] = []
+    svc = Service(Settings(DATABASE_URL=url), db, clock=clock,
+                  after_commit=lambda ids: commits.append((clock.closing, list(ids))))
+    rnd = random.Random(9)
+    t0 = time.perf_counter()
+    days_by_game: dict[int, int] = {}
+    langs: dict[int, str] = {}
+    hours = 0.0
+    for g in range(args.games):
+        lang = LANGUAGES[g % len(LANGUAGES)]
+        gid, days, h = play_game(svc, clock, g, args.players, args.rules, lang, rnd)
+        days_by_game[gid], langs[gid] = days, lang
+        hours += h
+    wall = time.perf_counter() - t0
+
+    per_key: Counter[str] = Counter()
+    rows_per_key: Counter[str] = Counter()
+    per_lang: Counter[str] = Counter()
+    forced: list[str] = []
+    # What the public votes would cost as one text per reader and phase (the digest's way):
+    # within a phase the bench's clock stands still, so a phase is (reader, game, created_at).
+    votes: dict[tuple[int, int | None, datetime], list[str]] = defaultdict(list)
+    texts: dict[int, tuple[int, int | None, str, str]] = {}  # outbox id -> (reader, game, key, text)
+    with Session(db) as s:
+        rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
+                      .where(col(Outbox.channel) == "sms", col(Outbox.status) != "merged")).all()
+        for row, person in rows:
+            size = sms_size(row.text)
+            per_key[row.key] += size.segments
+            rows_per_key[row.key] += 1
+            per_lang[person.language] += size.segments
+            assert row.id is not None
+            texts[row.id] = (row.identity_id, row.game_id, row.key, row.text)
+            if row.key == "day.vote":
+                votes[(row.identity_id, row.game_id, row.created_at)].append(row.text)
+            if size.encoding == "UCS-2" and is_gsm7(to_gsm7(row.text)):
+                forced.append(f"{person.language} {row.key}: {row.text[:80]!r}")
+    segs_total, rows_total = sum(per_key.values()), sum(rows_per_key.values())
+    player_days = sum(days * args.players for days in days_by_game.values())
+    lang_days = Counter({lang: sum(d * args.players for gid, d in days_by_game.items() if langs[gid] == lang)
+                         for lang in LANGUAGES})
+    per_day = segs_total / player_days
+    per_24h = segs_total / (args.players * hours / 24)
+    print(f"games: {args.games} {args.rules} games of {args.players} SMS players, "
+          f"{player_days / args.players / args.games:.1f} game days each, {wall:.0f} s")
+    print(f"sms: {rows_total} texts, {segs_total} segments ({segs_total / rows_total:.2f} per text)")
+    print(f"sms: {per_day:.2f} segments per SMS player per game day (target <= {TARGET:g}); "
+          f"{per_24h:.2f} per player per 24 h of clock time")
+    print("sms: by language: " + ", ".join(f"{lang} {per_lang[lang] / lang_days[lang]:.2f}"
+                                           for lang in LANGUAGES if lang_days[lang]))
+    print(f"sms: {len(forced)} texts forced into UCS-2 by a character the language did not need (target 0)")
+    for f in forced[:10]:
+        print("   ", f)
+    problems = catalog_problems()
+    print(f"catalogs: {len(problems)} texts that would be sent as UCS-2 for nothing or with a letter lost")
+    for p in problems[:20]:
+        print("   ", p)
+    print(f"costliest texts (segments per SMS player per game day; top {args.top}):")
+    for key, segs in per_key.most_common(args.top):
+        n = rows_per_key[key]
+        print(f"    {key:28s} {segs / player_days:5.2f}  ({n} texts, {segs / n:.2f} segments each)")
+    batched, both = what_if(commits, texts)
+    print(f"if what one command writes to one reader went as one text: {batched / player_days:.2f} "
+          f"segments per SMS player per game day")
+    print(f"... and the public votes were held and sent with the phase's close: {both / player_days:.2f}")
+    merged = sum(sms_size("Digest: " + " | ".join(texts)).segments for texts in votes.values())
+    if votes:
+        votes_once = (segs_total - per_key["day.vote"] + merged) / player_days
+        print(f"what if the public votes came as one text per reader and phase: {votes_once:.2f} "
+              f"segments per SMS player per game day")
+
+if __name__ == "__main__":
+    main()

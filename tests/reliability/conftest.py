@@ -1,0 +1,63 @@
+"""Fixtures for the reliability tests: a PostgreSQL database of their own (created for the
+session, dropped after), and the service harness of ``tests/service`` on it.
+
+Tests marked ``slow`` run only when asked for (``pytest -m slow``): the default suite, which
+CI runs, keeps their short versions.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine, text
+
+from service.db import make_engine, upgrade
+from tests.service.conftest import PG_ADMIN, TABLES, Harness, _pg_available
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if "slow" in (config.getoption("markexpr", "") or ""):
+        return
+    here = os.path.dirname(__file__)
+    keep, slow = [], []
+    for item in items:
+        (slow if item.get_closest_marker("slow") and str(item.path).startswith(here) else keep).append(item)
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def reliability_pg() -> Iterator[str]:
+    if not _pg_available():
+        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+    name = f"lupus_rel_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def pg(reliability_pg: str) -> Iterator[Engine]:
+    """An empty, migrated PostgreSQL database with room for many connections at once."""
+    eng = make_engine(reliability_pg, pool_size=40, max_overflow=10)
+    with eng.begin() as c:
+        c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def pg_h(pg: Engine) -> Harness:
+    return Harness(pg)
