@@ -97,6 +97,10 @@ class Service:
         what it texts meanwhile still counts in the game). ``stop``: the message is an opt-out
         (SMS STOP): logged once like any message, the identity opted out, nothing else done."""
 
+        # A NUL byte is no text anyone typed, and PostgreSQL refuses to store one: drop them.
+        text = text.replace("\x00", "")
+        display_name = display_name.replace("\x00", "") if display_name else display_name
+
         def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
             if session.exec(select(Inbound.id).where(Inbound.channel == channel,
                                                      Inbound.external_id == external_id)).first():

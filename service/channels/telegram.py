@@ -79,7 +79,7 @@ def incoming(update: Update, bot_username: str | None = None) -> Incoming | None
         return Incoming(str(query.from_user.id), uid, (query.data or "").strip(),
                         game_name(query.from_user.first_name), where, query.id)
     msg = update.message
-    if msg is None or msg.text is None or msg.from_user is None or msg.from_user.is_bot:
+    if msg is None or not isinstance(msg.text, str) or msg.from_user is None or msg.from_user.is_bot:
         return None
     text = msg.text.strip()
     private = msg.chat.type == ChatType.PRIVATE

@@ -114,9 +114,6 @@ def test_hostile_messages_through_both_channels(pg: Any) -> None:
     _run(pg, 80)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="channels bug: a message whose text is not a string (JSON object) raises in "
-                   "service.channels.telegram.incoming (a 5xx); mangle 2 joins the fuzz above once fixed")
 def test_a_message_text_that_is_not_a_string_is_4xx_or_ignored(pg: Any) -> None:
     cfg = fuzz_settings(str(pg.url))
     with testclient.TestClient(web.create_app(cfg, Service(cfg, pg, clock=Clock()))) as client:

