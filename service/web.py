@@ -38,6 +38,7 @@ from twilio.request_validator import RequestValidator
 
 from service.app import Service
 from service.channels import sms, telegram
+from service.logging import configure as configure_logging
 from service.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -251,4 +252,5 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
 #: What ``uvicorn service.web:app`` serves. Building it reads the settings and nothing more: the
 #: service connects on the first command, Telegram is asked for its username on the first update.
+configure_logging()
 app = create_app()

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from celery import signals
+from celery.signals import setup_logging
 
+from service.logging import configure
 from worker import runtime
 from worker.celery_app import make_celery
 
@@ -28,6 +30,10 @@ def build(settings: Any = None) -> Any:
         # A sweep nobody ran for a minute is dropped (workers down, a backlog): the next one does
         # the same work, so they never pile up.
         return {"task": task, "schedule": seconds, "options": {"expires": max(60.0, 3 * seconds)}}
+
+    @setup_logging.connect
+    def _logging(**_: Any) -> None:  # one log format for every process: JSON lines in production
+        configure()
 
     celery.conf.beat_schedule = {
         "sweep-deadlines": every(cfg.SWEEP_SECONDS, "lupus.sweep_deadlines"),
