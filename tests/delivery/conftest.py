@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import pytest
-import redis
 
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
+from tests.databases import flushed_redis
 
 TOKEN = "123456:TEST-token_abc"
 REDIS_URL = "redis://127.0.0.1:6379/9"  # this package's own database, flushed around each test
@@ -13,15 +13,8 @@ REDIS_URL = "redis://127.0.0.1:6379/9"  # this package's own database, flushed a
 
 @pytest.fixture
 def redis_db():
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        pytest.skip("no Redis server on 127.0.0.1:6379 (.ci/run starts one)")
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
+    with flushed_redis(REDIS_URL) as client:
+        yield client
 
 
 @pytest.fixture

@@ -8,14 +8,14 @@ CI runs, keeps their short versions.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import Engine, text
 
-from service.db import make_engine, upgrade
-from tests.service.conftest import PG_ADMIN, TABLES, Harness, _pg_available
+from service.db import make_engine
+from tests.databases import throwaway_pg
+from tests.service.conftest import TABLES, Harness, _pg_available
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -34,18 +34,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def reliability_pg() -> Iterator[str]:
     if not _pg_available():
         pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
-    name = f"lupus_rel_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    try:
-        upgrade(url)
+    with throwaway_pg("lupus_rel") as url:
         yield url
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture

@@ -5,10 +5,8 @@ application service with a recording channel and a clock the test moves."""
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import shutil
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +21,7 @@ from service.db import make_engine, upgrade
 from service.models import Game, Outbox
 from service.outbox import RecordingSender, deliver
 from service.settings import Settings
+from tests.databases import throwaway_pg
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TABLES = "outbox, inbound, game_events, seats, games, identities"
@@ -50,18 +49,8 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pg_url() -> Iterator[str]:
     if not _pg_available():
         pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
-    name = f"lupus_svc_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    try:
-        upgrade(url)
+    with throwaway_pg("lupus_svc") as url:
         yield url
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

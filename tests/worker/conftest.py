@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import redis
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
@@ -20,6 +19,7 @@ from service.db import make_engine
 from service.models import Game, Identity, Outbox
 from service.reminders import install
 from service.settings import Settings
+from tests.databases import flushed_redis
 from tests.service import conftest as service_fixtures
 
 # The service's database fixtures (SQLite from a migrated template, a throwaway PostgreSQL database).
@@ -132,12 +132,5 @@ def lite(tmp_path: Path, sqlite_template: Path) -> Iterator[Table]:
 
 @pytest.fixture
 def redis_db():
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.ConnectionError:
-        pytest.skip("no Redis server on 127.0.0.1:6379 (.ci/run starts one)")
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
+    with flushed_redis(REDIS_URL) as client:
+        yield client
