@@ -14,6 +14,14 @@ from sqlalchemy import text
 from service.db import make_engine, upgrade
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+# Where the tests' Redis runs: 6379 as .ci/run starts it; LUPUS_TEST_REDIS_PORT lets two checkouts
+# run their suites side by side without flushing each other's databases.
+REDIS_PORT = int(os.environ.get("LUPUS_TEST_REDIS_PORT", "6379"))
+
+
+def redis_url(db: int) -> str:
+    """The URL of the tests' Redis database number `db` (each test package keeps its own)."""
+    return f"redis://127.0.0.1:{REDIS_PORT}/{db}"
 
 
 @contextmanager

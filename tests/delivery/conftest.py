@@ -5,10 +5,10 @@ import pytest
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
-from tests.databases import flushed_redis
+from tests.databases import flushed_redis, redis_url
 
 TOKEN = "123456:TEST-token_abc"
-REDIS_URL = "redis://127.0.0.1:6379/9"  # this package's own database, flushed around each test
+REDIS_URL = redis_url(9)  # this package's own database, flushed around each test
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from service.cli import app, broker_depth
+from tests.databases import redis_url
 from service.settings import get_settings
 
 
@@ -54,12 +55,12 @@ def test_embedded_broker_depth(tmp_path: Path) -> None:
 def test_redis_queue_depth() -> None:
     import redis
 
-    url, queue = "redis://127.0.0.1:6379/13", f"lupus-sandbox-test-{uuid.uuid4().hex}"
+    url, queue = redis_url(13), f"lupus-sandbox-test-{uuid.uuid4().hex}"
     client = redis.Redis.from_url(url)
     try:
         client.ping()
     except redis.RedisError:
-        pytest.skip("Redis is not running on 127.0.0.1:6379")
+        pytest.skip(f"Redis is not running at {url}")
     try:
         client.lpush(queue, "a", "b", "c")
         assert broker_depth(url, queue=queue) == "redis, 3 queued"

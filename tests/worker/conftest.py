@@ -19,13 +19,13 @@ from service.db import make_engine
 from service.models import Game, Identity, Outbox
 from service.reminders import install
 from service.settings import Settings
-from tests.databases import flushed_redis
+from tests.databases import flushed_redis, redis_url
 from tests.service import conftest as service_fixtures
 
 # The service's database fixtures (SQLite from a migrated template, a throwaway PostgreSQL database).
 sqlite_template, pg_url, db = service_fixtures.sqlite_template, service_fixtures.pg_url, service_fixtures.db
 
-REDIS_URL = "redis://127.0.0.1:6379/11"  # this package's own database, flushed around each test
+REDIS_URL = redis_url(11)  # this package's own database, flushed around each test
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 HOST = "100"
 
