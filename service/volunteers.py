@@ -51,8 +51,8 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return lobby.take_open_seat(ctx, room)
     if waiting is None:
         ctx.session.add(Volunteer(game_id=room.id, identity_id=me.id or 0, created_at=ctx.now))
-    ahead = len(queue(ctx, game)) + (1 if waiting is None else 0)
-    ctx.reply("svc.volunteer.ok", code=game.code, count=ahead)
+        ctx.session.flush()
+    ctx.reply("svc.volunteer.ok", code=game.code, count=len(queue(ctx, game)))
 
 
 def queue(ctx: Ctx, game: Game) -> list[Volunteer]:
