@@ -7,8 +7,9 @@ the group is restricted there (``restrictChatMember``, no sending), and let spea
 comes back (Baron Samedi), leaves the seat, or the game ends.
 
 ``sync`` compares who should be muted with who is (the last mute or unmute row written for each
-person in the game's outbox) and writes the difference as outbox rows whose ``action`` is ``mute``
-or ``unmute``: the act goes out through the outbox like every message, rate limited and retried.
+person in the game's outbox; a mute Telegram refused is not tried again) and writes the
+difference as outbox rows whose ``action`` is ``mute`` or ``unmute``: the act goes out through the
+outbox like every message, rate limited and retried.
 It is cheap and idempotent, so it is called wherever the answer may change: after every change of
 the engine state, when a seat changes hands, when the game ends, when the host flips the option.
 
@@ -57,29 +58,28 @@ def wanted(room: Room) -> dict[int, Identity]:
     return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in alive and room.in_group(p)}
 
 
-def muted(room: Room) -> set[int]:
-    """Who is muted now, as far as the outbox says: the last act on each person was a mute (one
-    that failed muted nobody)."""
-    rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action).where(
-        Outbox.game_id == room.id, col(Outbox.action).is_not(None), col(Outbox.status) != "failed")
-        .order_by(col(Outbox.id))).all()
-    last: dict[int, str | None] = {}
-    for pid, action in rows:
-        last[pid] = action
-    return {pid for pid, action in last.items() if action == MUTE}
+def last_acts(room: Room) -> dict[int, tuple[str, str]]:
+    """The last act written for each person in this game: (action, outbox status)."""
+    rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
+        Outbox.game_id == room.id, col(Outbox.action).is_not(None)).order_by(col(Outbox.id))).all()
+    return {pid: (str(action), status) for pid, action, status in rows}
 
 
 def sync(room: Room) -> None:
-    """Write the mutes and unmutes that bring the group in line with the game."""
+    """Write the mutes and unmutes that bring the group in line with the game. A mute is tried once:
+    one Telegram refused (he is an admin of the group, he blocked the bot) is not written again and
+    again; an unmute goes only to those a mute may have reached."""
     group = room.group()
     if group is None:
         return
     room.ctx.session.flush()
-    want, have = wanted(room), muted(room)
+    want, last = wanted(room), last_acts(room)
+    tried = {pid for pid, (action, _) in last.items() if action == MUTE}
+    muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != "failed"}
     tag = f"g{room.id}:p{room.game.phase_no}:v{room.game.version}"
-    for pid in sorted(want.keys() - have):
+    for pid in sorted(want.keys() - tried):
         room.ctx.act(want[pid], MUTE, group.address, f"{tag}:{MUTE}:i{pid}", game_id=room.id)
-    for pid in sorted(have - want.keys()):
+    for pid in sorted(muted - want.keys()):
         person = room.people.get(pid) or room.ctx.session.get(Identity, pid)
         if person is not None:
             room.ctx.act(person, UNMUTE, group.address, f"{tag}:{UNMUTE}:i{pid}", game_id=room.id)

@@ -142,6 +142,28 @@ def test_a_bot_that_is_no_admin_tells_the_host_once_and_stops_trying(stack: Stac
     assert len([t for t in hana.texts() if "did not let me mute" in t]) == 1
 
 
+def test_a_ghost_telegram_will_not_let_us_mute_is_tried_once(stack: Stack) -> None:
+    stack.tg.make_admin(GROUP_ID)
+    hana, people = table(stack, "/new mute on")
+    ghost = victims(stack, people, TgPlayer)[0]
+    uid = people[ghost].uid  # type: ignore[union-attr]
+    stack.tg.make_admin(GROUP_ID, uid)  # an admin of the group: Telegram refuses to restrict him
+    kill_at_night(stack, people, ghost)
+    assert [c.status for c in stack.tg.calls("restrictChatMember")] == [400]
+    # Not the bot's rights: muting stays on for the others, and the host is not bothered.
+    assert stack.game().options[OPTION] is True
+    assert not any("did not let me mute" in t for t in hana.texts())
+    to_next_night(stack)
+    if stack.game().status == "running":
+        stack.finish_phase()
+        work(stack)
+    tried = [c for c in stack.tg.calls("restrictChatMember") if int(c.params["user_id"]) == uid]
+    assert len(tried) == 1  # not again at every turn of the game
+    hana.say("/end yes", chat=GROUP)
+    work(stack)
+    assert [c for c in stack.tg.calls("restrictChatMember") if int(c.params["user_id"]) == uid] == tried
+
+
 def test_plain_talk_in_the_group_reaches_the_sms_players(stack: Stack) -> None:
     hana, people = table(stack, "/new")
     sms = [p for p in people.values() if isinstance(p, SmsPlayer)]
