@@ -157,6 +157,10 @@ class Service:
                             .order_by(col(Game.id).desc())).first()
         if game is None or game.id is None:
             return None
+        plays = session.exec(select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id,
+                                                   Seat.status == "joined")).first()
+        if plays is None and game.host_id != person.id:  # chatter of others: no lock taken for it
+            return None
         locked = lock_game(session, game.id)
         if locked is None:
             return None
