@@ -23,7 +23,7 @@ from sqlmodel import Session, col, or_, select
 
 import engine
 
-from . import host, lobby, play
+from . import grammar, host, lobby, play, volunteers
 from .context import Ctx
 from .db import Conflict, bump, is_sqlite, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
@@ -87,7 +87,7 @@ class Service:
     # -- what channels call ----------------------------------------------------------------------------
     def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
                        display_name: str | None = None, *, chat: str | None = None,
-                       resubscribe: bool = True, stop: bool = False) -> list[str]:
+                       resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]:
         """Act on one message once. Returns the replies to its sender (already in the outbox:
         a channel must not send them itself). A repeat delivery returns [] and changes nothing.
 
@@ -95,7 +95,8 @@ class Service:
         message, which also proves we may write to him privately. ``resubscribe``: whether the
         message lifts an opt-out (an SMS number that texted STOP stays opted out until START, but
         what it texts meanwhile still counts in the game). ``stop``: the message is an opt-out
-        (SMS STOP): logged once like any message, the identity opted out, nothing else done."""
+        (SMS STOP): logged once like any message, the identity opted out, nothing else done.
+        ``overheard``: plain talk typed in the group ``chat`` (see ``_overheard``)."""
 
         # A NUL byte is no text anyone typed, and PostgreSQL refuses to store one: drop them.
         text = text.replace("\x00", "")
@@ -105,6 +106,8 @@ class Service:
             if session.exec(select(Inbound.id).where(Inbound.channel == channel,
                                                      Inbound.external_id == external_id)).first():
                 return [], None
+            if overheard:
+                return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = session.exec(select(Identity).where(Identity.channel == channel,
                                                            Identity.address == address)).first()
             newcomer = identity is None
@@ -140,6 +143,36 @@ class Service:
             return ctx.replies, ctx
 
         return self._run(work)
+
+    def _overheard(self, session: Session, now: datetime, channel: str, address: str, external_id: str,
+                   text: str, chat: str) -> Ctx | None:
+        """Plain talk in a group: relayed as talk in the game played there, by someone who plays in
+        it; anyone else's chatter is neither stored nor answered (a group is not a conversation
+        with the bot), and creates no identity."""
+        person = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == address)).first()
+        group = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == chat)).first()
+        if person is None or group is None:
+            return None
+        game = session.exec(select(Game).where(Game.group_id == group.id, col(Game.status).in_(ACTIVE))
+                            .order_by(col(Game.id).desc())).first()
+        if game is None or game.id is None:
+            return None
+        plays = session.exec(select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id,
+                                                   Seat.status == "joined")).first()
+        if plays is None and game.host_id != person.id:  # chatter of others: no lock taken for it
+            return None
+        locked = lock_game(session, game.id)
+        if locked is None:
+            return None
+        inbound = Inbound(channel=channel, external_id=external_id, identity_id=person.id, game_id=game.id,
+                          text=text[:4000], received_at=now)
+        session.add(inbound)
+        session.flush()
+        ctx = Ctx(session, self, now, person, inbound.id, chat=group)
+        room = Room(ctx, locked)
+        if play.overheard(ctx, room, text[:4000]):
+            bump(session, locked)
+        return ctx
 
     @staticmethod
     def _group(session: Session, channel: str, chat: str, now: datetime) -> Identity:
@@ -224,6 +257,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         if code and game is None:
             return ctx.reply("svc.join.unknown_game", code=code)
         return lobby.join(ctx, p, _locked(ctx, game) if game else None)
+    if verb == "volunteer":
+        return _volunteer(ctx, p)
     room = pick(ctx, p)
     if room is None:
         return None
@@ -258,6 +293,19 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "cohost": host.cohost,
     "end": host.end,
 }
+
+
+def _volunteer(ctx: Ctx, p: Parsed) -> None:
+    """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
+    words = [a for a in p.args if grammar.parse_yes_no(a) is None]
+    code = words[0].lstrip("#").upper() if words else p.code
+    game = _by_code(ctx, code) if code else None
+    if code and game is None:
+        return ctx.reply("svc.join.unknown_game", code=code)
+    room = _locked(ctx, game) if game else None
+    volunteers.volunteer(ctx, p, room)
+    if room is not None:
+        bump(ctx.session, room.game)
 
 
 def _by_code(ctx: Ctx, code: str) -> Game | None:

@@ -57,6 +57,16 @@ class Ctx:
         self.session.add(row)
         self.written.append(row)
 
+    def act(self, person: Identity, action: str, chat: str, dedup: str, game_id: int | None = None) -> None:
+        """Write an act on a chat to the outbox (``mute``/``unmute`` ``person`` in the group ``chat``):
+        sent by the worker like a message, through the sender's ``act``."""
+        if person.id is None or person.channel != TELEGRAM:
+            return
+        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
+                     text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
+        self.session.add(row)
+        self.written.append(row)
+
     def bot_link(self, start: str | None = None) -> str:
         """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""
         bot = self.svc.telegram_bot

@@ -40,6 +40,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "replace": ("replace", "substitute", "sostituisci", "rimpiazza", "reemplazar", "sustituir"),
     "remove": ("remove", "kick", "rimuovi", "espelli", "quitar", "expulsar"),
     "end": ("end", "finish", "termina", "finisci", "terminar", "finalizar"),
+    "volunteer": ("volunteer", "standby", "volontario", "riserva", "voluntario", "suplente"),
     "cohost": ("cohost", "co-host", "vice", "coorganizador", "coorganizzatore"),
 }
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 import engine
 
-from . import grammar, render
+from . import ghosts, grammar, render, volunteers
 from .context import Ctx
 from .grammar import Parsed
 from .i18n import deadline_text, t
@@ -118,18 +118,24 @@ def replace(ctx: Ctx, room: Room, p: Parsed) -> None:
     seat = _target_seat(ctx, room, p)
     if seat is None:
         return
-    _unseat(ctx, room, seat, "open")
+    waiting = volunteers.next_volunteer(ctx, room)
+    unseat(ctx, room, seat, "open")
     room.log("host", "replace", {"name": seat.name})
+    if waiting is not None:  # a volunteer was waiting for a seat: he takes this one now
+        volunteers.seat(ctx, room, seat, waiting)
+        return ctx.reply("svc.replace.volunteer", name=seat.name, code=room.game.code)
     ctx.reply("svc.replace.opened", name=seat.name, code=room.game.code)
 
 
-def _unseat(ctx: Ctx, room: Room, seat: Seat, status: str) -> None:
+def unseat(ctx: Ctx, room: Room, seat: Seat, status: str, key: str = "svc.replaced") -> None:
+    """The seat's player leaves it (``open`` for a substitute, ``vacant``); he is told with ``key``."""
     old = ctx.session.get(Identity, seat.identity_id) if seat.identity_id is not None else None
     if old is not None and old.id != (ctx.identity.id if ctx.identity else None):
-        ctx.send(old, "svc.replaced", t(old.language, "svc.replaced", code=room.game.code),
+        ctx.send(old, key, t(old.language, key, code=room.game.code),
                  f"g{room.id}:x{seat.id}:{room.game.version}:i{old.id}", game_id=room.id)
     seat.identity_id, seat.status, seat.cohost = None, status, False
     ctx.session.add(seat)
+    ghosts.sync(room)  # a muted Ghost who leaves the seat may speak in the group again
 
 
 def remove(ctx: Ctx, room: Room, p: Parsed) -> None:
@@ -145,7 +151,7 @@ def remove(ctx: Ctx, room: Room, p: Parsed) -> None:
         return
     if not _running(ctx, room):
         return
-    _unseat(ctx, room, seat, "vacant")
+    unseat(ctx, room, seat, "vacant")
     room.broadcast("svc.removed", {"name": seat.name}, kind="host")
 
 
@@ -180,6 +186,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
         room.flush_digests()
         room.reveal_nights()
     game.status, game.deadline, game.paused = "ended", None, False
+    ghosts.sync(room)  # the Ghosts may speak again
 
 
 def open_seats(room: Room) -> list[Seat]:

@@ -9,6 +9,7 @@ the host said ``shuffle off``.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -19,12 +20,12 @@ import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
-from . import grammar, render
-from .context import TELEGRAM, Ctx
+from . import ghosts, grammar, render
+from .context import TELEGRAM, Buttons, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
 from .i18n import LANGUAGES, role_name, t
-from .models import Game, Seat
+from .models import Game, Identity, Seat
 from .room import Room
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -34,7 +35,10 @@ OPTION_WORDS = {
     "night": ("night", "notte", "noche"), "nominations": ("day", "nominations", "giorno", "dia", "votazione"),
     "ballot": ("ballot", "ballottaggio", "desempate"), "tz": ("tz", "timezone", "fuso", "zona"),
     "lang": ("lang", "language", "lingua", "idioma"), "shuffle": ("shuffle", "mescola", "barajar"),
+    "mute": ("mute", "silenzia", "silenciar"),
 }
+#: ``mute ghosts on`` reads as ``mute on``.
+GHOST_WORDS = frozenset({"ghosts", "ghost", "fantasmi", "fantasmas"})
 OPTION_INDEX = {fold(w): k for k, ws in OPTION_WORDS.items() for w in ws}
 
 
@@ -69,13 +73,15 @@ def parse_choices(words: list[str]) -> Choices:
     c, i = Choices(), 0
     while i < len(words):
         w, key = words[i], OPTION_INDEX.get(fold(words[i]))
+        if key == "mute" and i + 1 < len(words) and fold(words[i + 1]) in GHOST_WORDS:
+            del words[i + 1]
         arg = words[i + 1] if i + 1 < len(words) else ""
         if fold(w) in {r.value for r in RuleSet}:
             c.rules, c.timing_only, i = fold(w), False, i + 1
             continue
         if key is None or not arg:
             raise BadWord(w)
-        if key not in ("night", "nominations", "ballot"):
+        if key not in ("night", "nominations", "ballot", "mute"):
             c.timing_only = False
         if key == "deck":
             cards, i = [], i + 1
@@ -110,6 +116,10 @@ def parse_choices(words: list[str]) -> Choices:
             if (yes := grammar.parse_yes_no(arg)) is None:
                 raise BadWord(arg)
             c.options["shuffle"] = yes
+        elif key == "mute":
+            if (yes := grammar.parse_yes_no(arg)) is None:
+                raise BadWord(arg)
+            c.options[ghosts.OPTION] = yes
     return c
 
 
@@ -140,6 +150,16 @@ def new(ctx: Ctx, p: Parsed) -> None:
         button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
         ctx.send(group, "svc.tg.group_game", t(lang, "svc.tg.group_game", code=code, link=join),
                  f"g{game.id}:group", game_id=game.id, buttons=[[button]] if join.startswith("http") else None)
+    _tell_mute(ctx, game, c)
+
+
+def _tell_mute(ctx: Ctx, game: Game, c: Choices) -> None:
+    """Muting Ghosts needs a Telegram group where the bot may restrict members: say so."""
+    if ghosts.OPTION not in c.options:
+        return
+    if not c.options[ghosts.OPTION]:
+        return ctx.reply("svc.mute.off", code=game.code)
+    ctx.reply("svc.mute.on" if game.group_id is not None else "svc.mute.no_group", code=game.code)
 
 
 def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
@@ -165,6 +185,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     game.timezone, game.language = c.tz or game.timezone, c.lang or game.language
     room.log("host", "set", {"args": list(p.args)})
     ctx.reply("svc.set.ok", code=game.code)
+    _tell_mute(ctx, game, c)
+    ghosts.sync(room)
 
 
 def _fresh_code(ctx: Ctx) -> str:
@@ -215,20 +237,36 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     seat = next((s for s in room.seats if s.status == "open"), None)
     if seat is None:
         return ctx.reply("svc.no_seat_open", code=room.game.code)
-    seat.identity_id, seat.status, seat.cohost = ctx.identity.id, "joined", False
+
+    def say(key: str, text: str, buttons: Buttons | None) -> None:
+        ctx.reply_text(key, text, room.id, buttons=buttons)
+
+    hand_over(ctx, room, seat, ctx.identity, say)
+
+
+def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
+              say: Callable[[str, str, Buttons | None], None], options: bool = True) -> None:
+    """``person`` takes over an open seat: the table is told, and he (through ``say``: a reply, or a
+    private message when the worker seats a volunteer) learns the name he now plays, his card and
+    everything it has learned (from the view function), and what he may do now (unless the phase
+    is about to close: ``options`` False, the next phase's prompt follows)."""
+    assert room.state is not None
+    seat.identity_id, seat.status, seat.cohost = person.id, "joined", False
     ctx.session.add(seat)
-    room.people[ctx.identity.id or 0] = ctx.identity
-    ctx.identity.current_game_id = room.id
-    room.broadcast("svc.substituted", {"name": seat.name}, kind="host", exclude=[ctx.identity.id or 0])
-    ctx.reply("svc.substitute.welcome", code=room.game.code, name=seat.name)
-    reader = room.reader(ctx.identity, seat)
+    room.people[person.id or 0] = person
+    person.current_game_id = room.id
+    ctx.session.add(person)
+    room.broadcast("svc.substituted", {"name": seat.name}, kind="host", exclude=[person.id or 0])
+    ghosts.sync(room)  # taking a Ghost's seat in a group that mutes Ghosts
+    lang = person.language
+    say("svc.substitute.welcome", t(lang, "svc.substitute.welcome", code=room.game.code, name=seat.name), None)
+    reader = room.reader(person, seat)
     view = engine.view(room.state, seat.name)
-    ctx.reply_text("svc.role", render.role_text(view, reader, room.info(ctx.identity)), room.id)
-    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+    say("svc.role", render.role_text(view, reader, room.info(person)), None)
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if options else []
     if actions:
-        listed, seat.last_list = render.options(actions, ctx.lang)
-        ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
-                       buttons=render.buttons(actions, room.game.code, ctx.lang))
+        listed, seat.last_list = render.options(actions, lang)
+        say("svc.options", t(lang, "svc.options", options=listed), render.buttons(actions, room.game.code, lang))
 
 
 def leave(ctx: Ctx, room: Room) -> None:

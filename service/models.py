@@ -157,6 +157,10 @@ class Outbox(SQLModel, table=True):
     ``buttons=``."""
     delivery: str | None = Field(default=None, max_length=16)
     """The channel's last delivery report (Twilio's status callback: sent, delivered, undelivered...)."""
+    action: str | None = Field(default=None, max_length=16)
+    """Not a message but an act on a chat (``mute``, ``unmute`` a Ghost in the game's Telegram
+    group): the row's person is the member acted on, ``text`` holds the group's chat id. It goes
+    through the outbox like a message, so it is rate limited, retried and never lost."""
 
 
 # The outbox sweep asks for "pending and due, oldest first": one index answers it without reading
@@ -190,4 +194,17 @@ class Absence(SQLModel, table=True):
     """The phase last counted (a phase is counted once even if its close is retried)."""
 
 
-ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence)
+class Volunteer(SQLModel, table=True):
+    """Someone waiting to take over the seat of a player who keeps letting phases pass, first come
+    first served (``volunteer CODE``)."""
+
+    __tablename__ = "volunteers"
+    __table_args__ = (UniqueConstraint("game_id", "identity_id", name="uq_volunteer_game_identity"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    identity_id: int = Field(foreign_key="identities.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence, Volunteer)

@@ -213,6 +213,26 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
                                             text=text), f"g{room.id}:e{seq}:i{mod.id}", game_id=room.id)
 
 
+def overheard(ctx: Ctx, room: Room, text: str) -> bool:
+    """Plain talk typed in the game's Telegram group: the group read it already, so it goes (as
+    ``say`` would, digests included) only to those who do not read the group, the SMS players.
+    Never answered: not from a Ghost (the rulebooks forbid them to speak), nor at night (the village
+    sleeps; the pack talks privately), nor from someone who does not play. True if relayed."""
+    text = " ".join(text.split())
+    me, game, state = _me(ctx), room.game, room.state
+    seat = room.seat_of(me)
+    moderator = room.is_moderator(me)
+    if not text or (seat is None and not moderator):
+        return False
+    if game.status == "running" and state is not None and not moderator:
+        assert seat is not None
+        if seat.name not in engine.public_view(state)["alive"] or state.phase is Phase.NIGHT:
+            return False
+    name = seat.name if seat else "(moderator)"
+    room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
+    return True
+
+
 def night_channel(state: engine.GameState, player: str) -> tuple[str | None, list[str]]:
     """The player's night channel and its members, as he was told them (from his own view)."""
     channel, members = None, []

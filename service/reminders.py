@@ -9,8 +9,10 @@ reach). Pure domain functions over the application service; thin tasks call them
   before they begin instead (a night that ends at 08:00 is reminded the evening before).
 - Absences are counted as a phase closes (``Service.before_close``): a player who had something to
   do and did nothing misses the phase; any move of his resets the count. At ``INACTIVE_PHASES``
-  misses in a row he is warned; at one more the host is asked to hand the seat on (``replace NAME``
-  opens it and the next ``join CODE`` takes it, with everything the character knows).
+  misses in a row he is warned; at one more the first volunteer waiting (``volunteer CODE``, see
+  ``service.volunteers``) takes his seat, with everything the character knows, and the hosts are
+  told; with nobody waiting the host is asked to hand the seat on (``replace NAME`` opens it and the
+  next ``join CODE`` or ``volunteer CODE`` takes it).
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from sqlmodel import Session, col, select
 import engine
 from engine import Verb
 
-from . import render
+from . import render, volunteers
 from .app import Service
 from .context import Ctx
 from .db import lock_game
+from .host import unseat
 from .i18n import deadline_text, t
 from .models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
 from .room import Room
@@ -165,13 +168,20 @@ def count_absences(ctx: Ctx, room: Room) -> None:
             ctx.send(person, "svc.inactive.warn", t(person.language, "svc.inactive.warn", code=game.code,
                                                     count=row.misses), f"{base}:warn", game_id=room.id)
         elif row.misses == limit + 1:
-            for host in _hosts(room):
-                ctx.send(host, "svc.inactive.host", t(host.language, "svc.inactive.host", code=game.code,
-                                                      name=seat.name, count=row.misses),
+            waiting = volunteers.next_volunteer(ctx, room)
+            key = "svc.inactive.host" if waiting is None else "svc.inactive.substituted"
+            if waiting is not None:  # the first volunteer takes the seat, the character stays
+                unseat(ctx, room, seat, "open", key="svc.inactive.replaced")
+                volunteers.seat(ctx, room, seat, waiting, options=False)  # the next phase's prompt follows
+                row.misses = 0
+            for host in hosts(room):
+                if host.id == (waiting.id if waiting else None):
+                    continue
+                ctx.send(host, key, t(host.language, key, code=game.code, name=seat.name, count=limit + 1),
                          f"{base}:i{host.id}:inactive", game_id=room.id)
 
 
-def _hosts(room: Room) -> list[Identity]:
+def hosts(room: Room) -> list[Identity]:
     ids: list[int] = [room.game.host_id] if room.game.host_id is not None else []
     ids += [s.identity_id for s in room.seats if s.cohost and s.identity_id is not None]
     seen: dict[int, Identity] = {}
@@ -201,7 +211,7 @@ def tell_hosts_unreachable(svc: Service, identity_id: int, reason: str, games: I
             seat = next((x for x in room.seats if x.identity_id == identity_id and x.status == "joined"), None)
             if seat is None:
                 return None, None
-            for host in _hosts(room):
+            for host in hosts(room):
                 if host.id == identity_id:
                     continue
                 lang = host.language

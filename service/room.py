@@ -15,7 +15,7 @@ from sqlmodel import col, select
 import engine
 from engine import Event, GameState, Phase
 
-from . import render
+from . import ghosts, render
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
 
@@ -173,6 +173,7 @@ class Room:
             self.prompt()
         if new.phase is Phase.OVER:
             self.reveal_nights()
+        ghosts.sync(self)  # a death, a return, the end: who is muted in the game's group
         self.game.updated_at = self.ctx.now
 
     def next_deadline(self, state: GameState) -> datetime | None:

@@ -227,7 +227,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         item = telegram.incoming(update, await web.bot_username())
         if item is not None:
             await run_in_threadpool(web.service.handle_inbound, telegram.CHANNEL, item.address,
-                                    item.external_id, item.text, item.display_name, chat=item.chat)
+                                    item.external_id, item.text, item.display_name, chat=item.chat,
+                                    overheard=item.overheard)
         return JSONResponse(telegram.webhook_answer(item))
 
     @app.post("/sms/twilio")

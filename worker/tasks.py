@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
+from service.ghosts import refused
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
@@ -36,6 +37,8 @@ def _dispatch(ids: list[int] | None) -> int:
     report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
                      lease=cfg.DISPATCH_LEASE_SECONDS,
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
+    if report.refused:  # Telegram refused to mute a Ghost: the hosts are told once, muting stops
+        refused(svc, report.refused)
     wait = report.soonest()
     if wait is not None and wait <= MAX_COUNTDOWN:
         dispatch.apply_async(args=[sorted(report.deferred)], countdown=wait)

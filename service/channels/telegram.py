@@ -2,7 +2,9 @@
 
 - ``/vote bob``, ``vote bob`` and ``/vote@LupusBot bob`` are one command (the grammar strips the
   slash and the suffix); in a group only ``/commands`` are read (as a bot in privacy mode sees
-  them) and a command for another bot is ignored.
+  them) and a command for another bot is ignored. Plain talk in a group (which the bot sees when it
+  is an admin there, or its privacy mode is off) is overheard: relayed to the players who do not
+  read the group (by SMS) like ``say``, never answered, never read as a command.
 - ``/start`` is Telegram's "open the bot": bare, it asks for help; from a deep link
   ``t.me/<bot>?start=CODE`` it joins game CODE under the user's first name. Starting a game is
   ``start`` typed without the slash, or ``/begin``.
@@ -39,6 +41,8 @@ class Incoming:
     chat: str | None
     """The group chat it was written in; None for his private chat with the bot."""
     callback_id: str | None = None
+    overheard: bool = False
+    """Plain talk typed in a group (no ``/command``): relayed as talk, never answered."""
 
 
 def game_name(first_name: str | None) -> str | None:
@@ -68,7 +72,7 @@ def addressed_elsewhere(text: str, bot_username: str | None) -> bool:
 
 def incoming(update: Update, bot_username: str | None = None) -> Incoming | None:
     """The command in an update, or None for updates the game does not use (an edit, a sticker,
-    a member joining, a group's plain talk, a bot's message)."""
+    a member joining, a bot's message)."""
     uid = str(update.update_id)
     query = update.callback_query
     if query is not None:
@@ -83,8 +87,11 @@ def incoming(update: Update, bot_username: str | None = None) -> Incoming | None
         return None
     text = msg.text.strip()
     private = msg.chat.type == ChatType.PRIVATE
-    if not text or (not private and (not text.startswith("/") or addressed_elsewhere(text, bot_username))):
+    if not text or (not private and addressed_elsewhere(text, bot_username)):
         return None
+    if not private and not text.startswith("/"):
+        return Incoming(str(msg.from_user.id), uid, text, game_name(msg.from_user.first_name), str(msg.chat.id),
+                        overheard=True)
     return Incoming(str(msg.from_user.id), uid, command_text(text), game_name(msg.from_user.first_name),
                     None if private else str(msg.chat.id))
 

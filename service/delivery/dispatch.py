@@ -45,7 +45,7 @@ from sqlmodel import Session, col, select
 from service.db import is_sqlite, transaction
 from service.delivery.batching import TELEGRAM_MAX, merge
 from service.delivery.limiter import Limiter
-from service.delivery.senders import Button, Keyboard, PermanentReason, Sender, SendResult, SendStatus
+from service.delivery.senders import Button, Keyboard, PermanentReason, Sender, SendResult, SendStatus, perform
 from service.models import Identity, Outbox, utcnow
 
 log = structlog.get_logger(__name__)
@@ -64,6 +64,7 @@ class Row:
     buttons: Keyboard | None
     dedup_key: str
     game_id: int | None
+    action: str | None = None  # an act on a chat (mute a Ghost), not a text: see Outbox.action
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Report:
     failed: int = 0
     deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
     unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
+    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.ghosts.refused)
 
     def soonest(self) -> float | None:
         return min(self.deferred.values(), default=None)
@@ -135,7 +137,7 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
             row.sent_at = wall
             s.add(row)
             out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
-                           _keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id))
+                           _keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id, row.action))
     return out
 
 
@@ -261,7 +263,8 @@ def _send_chats(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, cha
         if wait:
             chat.ready_at = time.monotonic() + wait
             continue
-        result = sender.send(first.address, text, buttons=buttons, dedup_key=first.dedup_key)
+        result = (perform(sender, first.address, first.action, first.text, first.dedup_key) if first.action
+                  else sender.send(first.address, text, buttons=buttons, dedup_key=first.dedup_key))
         done = _record(db, limiter, result, rows, [r for _, _, rs in batches[1:] for r in rs], kind, clock,
                        report, max_attempts, on_unreachable)
         if done:
@@ -310,6 +313,7 @@ def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], b
     if reason is PermanentReason.REJECTED:  # this text, not this person: the others may still go
         _settle(db, rows, status="failed", last_error=(result.error or "rejected")[:2000])
         report.failed += len(rows)
+        report.refused += [r.id for r in rows if r.action]
         return True
     games = _unreachable(db, first.identity_id, reason, result.error or "")
     report.failed += len(rows) + len(behind)

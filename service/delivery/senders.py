@@ -97,6 +97,24 @@ class Sender(Protocol):
         ...
 
 
+class ChatActor(Protocol):
+    """A sender that can also act on a chat (Telegram: mute a member of a group)."""
+
+    def act(self, address: str, action: str, chat: str, *, dedup_key: str) -> SendResult:
+        """One attempt at ``action`` (``mute``, ``unmute``) on the member ``address`` in ``chat``."""
+        ...
+
+
+def perform(sender: Sender, address: str, action: str, chat: str, dedup_key: str) -> SendResult:
+    """An outbox row that is an act, not a text: through the sender's ``act`` if it has one. A
+    channel that cannot do it refuses the row (and only the row)."""
+    act = getattr(sender, "act", None)
+    if act is None:
+        return SendResult.permanent(PermanentReason.REJECTED, f"{sender.channel} cannot {action}")
+    result: SendResult = act(address, action, chat, dedup_key=dedup_key)
+    return result
+
+
 @dataclass(frozen=True)
 class Sent:
     """One call of a `RecordingSender`, whatever its result."""
@@ -142,6 +160,10 @@ class RecordingSender:
             frozen = tuple(tuple(row) for row in buttons) if buttons is not None else None
             self.calls.append(Sent(address, text, frozen, dedup_key, result))
             return result
+
+    def act(self, address: str, action: str, chat: str, *, dedup_key: str) -> SendResult:
+        """Recorded as a call whose text is ``action chat`` (``mute -100123``)."""
+        return self.send(address, f"{action} {chat}", dedup_key=dedup_key)
 
     def close(self) -> None:
         self.closed = True

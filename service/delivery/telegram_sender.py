@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import structlog
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import Bot, ChatPermissions, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -29,7 +29,7 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
 from service.delivery.loop import BackgroundLoop
-from service.delivery.senders import Keyboard, PermanentReason, SendResult
+from service.delivery.senders import Keyboard, PermanentReason, SendResult, SendStatus
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -196,6 +196,30 @@ class TelegramSender:
         except TimeoutError as e:
             return SendResult.transient(f"timed out: {e}")
         return SendResult.sent(str(msg.message_id), new_address=moved)
+
+    def act(self, address: str, action: str, chat: str, *, dedup_key: str) -> SendResult:
+        """Mute (``mute``) or let speak again (``unmute``) the member ``address`` in the group ``chat``:
+        restrictChatMember. Any refusal is this act's alone (REJECTED): the member stays reachable."""
+        permissions = ChatPermissions.all_permissions() if action == "unmute" else ChatPermissions(
+            can_send_messages=False, can_send_audios=False, can_send_documents=False, can_send_photos=False,
+            can_send_videos=False, can_send_video_notes=False, can_send_voice_notes=False,
+            can_send_polls=False, can_send_other_messages=False, can_add_web_page_previews=False)
+        target, user = chat_id(chat), int(address)
+        try:
+            try:
+                self.call(lambda b: b.restrict_chat_member(target, user, permissions))
+            except ChatMigrated as e:
+                new_id = e.new_chat_id
+                self.call(lambda b: b.restrict_chat_member(new_id, user, permissions))
+        except TelegramError as e:
+            result = classify(e)
+            log.info("telegram.act_failed", key=dedup_key, action=action, status=str(result.status), error=str(e))
+            if result.status is SendStatus.PERMANENT:
+                return SendResult.permanent(PermanentReason.REJECTED, str(e))
+            return result
+        except TimeoutError as e:
+            return SendResult.transient(f"timed out: {e}")
+        return SendResult.sent()
 
     def close(self) -> None:
         with self._lock:

@@ -80,6 +80,8 @@ class FakeTelegram:
         self._chats: dict[int, dict[str, Any]] = {}
         self._blocked: dict[int, str] = {}
         self._admin_in: set[int] = set()
+        self._restricted: dict[tuple[int, int], dict[str, Any]] = {}
+        self._member_admins: set[tuple[int, int]] = set()
         self._migrated: dict[int, int] = {}
         self._messages: dict[int, dict[int, dict[str, Any]]] = {}
         self._next_id: dict[int, int] = {}
@@ -116,9 +118,20 @@ class FakeTelegram:
             self._migrated[chat_id] = new_chat_id
             self._chats[new_chat_id] = {"id": new_chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
 
-    def make_admin(self, chat_id: int) -> None:
+    def make_admin(self, chat_id: int, user_id: int | None = None) -> None:
+        """The bot (or the member ``user_id``) becomes an admin of the group: the bot may then
+        restrict members, and nobody may restrict that member."""
         with self._lock:
-            self._admin_in.add(chat_id)
+            if user_id is None:
+                self._admin_in.add(chat_id)
+            else:
+                self._member_admins.add((chat_id, user_id))
+
+    def restricted(self, chat_id: int) -> dict[int, dict[str, Any]]:
+        """The members of a group the bot restricts now, with the permissions it left them (a member
+        given every permission back is no longer restricted)."""
+        with self._lock:
+            return {uid: dict(p) for (cid, uid), p in self._restricted.items() if cid == chat_id}
 
     def force_retry_after(self, seconds: int, times: int = 1) -> None:
         """The next `times` counted calls get 429 whatever the windows say."""
@@ -277,6 +290,27 @@ class FakeTelegram:
                 return self._error(400, "Bad Request: method is available for supergroup and channel chats only")
             if cid not in self._admin_in:
                 return self._error(400, "Bad Request: not enough rights to restrict/unrestrict chat member")
+            if method == "restrictChatMember":
+                return self._restrict(cid, p)
+        return 200, {"ok": True, "result": True}
+
+    def _restrict(self, cid: int, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """restrictChatMember: needs a user and a permissions object, as Telegram does."""
+        try:
+            uid = int(p.get("user_id", ""))
+        except (TypeError, ValueError):
+            return self._error(400, "Bad Request: invalid user_id specified")
+        permissions = p.get("permissions")
+        if not isinstance(permissions, dict):
+            return self._error(400, "Bad Request: can't parse permissions JSON object")
+        if uid == self.me["id"]:
+            return self._error(400, "Bad Request: can't restrict self")
+        if (cid, uid) in self._member_admins:
+            return self._error(400, "Bad Request: user is an administrator of the chat")
+        if all(v is True for k, v in permissions.items() if k.startswith("can_")) and permissions:
+            self._restricted.pop((cid, uid), None)
+        else:
+            self._restricted[(cid, uid)] = dict(permissions)
         return 200, {"ok": True, "result": True}
 
     def _simple(self, method: str, p: dict[str, Any]) -> Any:

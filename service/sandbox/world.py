@@ -33,6 +33,7 @@ from service.app import Service
 from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
+from service.ghosts import refused
 from service.models import Game, Identity, Seat
 from service.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import inbound
@@ -182,6 +183,8 @@ class Sandbox:
         report = deliver(svc.db, self.delivery.senders, self.delivery.limiter, clock=self.clock,
                          lease=self.settings.DISPATCH_LEASE_SECONDS,
                          max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
+        if report.refused:  # as the worker does: Telegram would not mute a Ghost
+            refused(svc, report.refused)
         if report.soonest() is not None:
             self._wake.set()  # held back by a rate limit: try again on the next turn
         return int(report.sent)

@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from service.db import transaction
-from service.delivery.senders import Button, Sender, SendStatus
+from service.delivery.senders import Button, Sender, SendStatus, perform
 from service.models import Identity, Outbox, utcnow
 
 
@@ -26,7 +26,9 @@ def drain(db: Engine, senders: Mapping[str, Sender]) -> int:
                            .where(col(Outbox.status) == "pending").order_by(col(Outbox.id))))
     sent = 0
     for row, address in rows:
-        result = senders[row.channel].send(address, row.text, buttons=keyboard(row.buttons), dedup_key=row.dedup_key)
+        sender = senders[row.channel]
+        result = (perform(sender, address, row.action, row.text, row.dedup_key) if row.action  # mute a Ghost
+                  else sender.send(address, row.text, buttons=keyboard(row.buttons), dedup_key=row.dedup_key))
         with transaction(db) as s:
             fresh = s.get(Outbox, row.id)
             assert fresh is not None

@@ -1,0 +1,118 @@
+"""Muting Ghosts in a game's Telegram group (a host option: ``mute on|off``, off by default).
+
+The rulebooks forbid Ghosts to speak; the bot already relays nothing a Ghost writes, but in a
+Telegram group he could still type where everyone reads. With the option on and the bot an admin
+of the group (a supergroup, with the right to restrict members), each Ghost who reads the game in
+the group is restricted there (``restrictChatMember``, no sending), and let speak again when he
+comes back (Baron Samedi), leaves the seat, or the game ends.
+
+``sync`` compares who should be muted with who is (the last mute or unmute row written for each
+person in the game's outbox; a mute Telegram refused is not tried again) and writes the
+difference as outbox rows whose ``action`` is ``mute`` or ``unmute``: the act goes out through the
+outbox like every message, rate limited and retried.
+It is cheap and idempotent, so it is called wherever the answer may change: after every change of
+the engine state, when a seat changes hands, when the game ends, when the host flips the option.
+
+If Telegram refuses (400 "not enough rights", or a basic group, where restricting does not exist),
+the worker reports the row and ``refused`` tells the game's hosts once and turns the option off
+for that game, so nothing is tried again and again. SMS players are never concerned. A Ghost whose
+messages cannot reach him privately (he blocked the bot) is not muted: the worker drops every row
+for an unreachable person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+import engine
+
+from .i18n import t
+from .models import Game, Identity, Outbox
+
+if TYPE_CHECKING:
+    from .app import Service
+    from .context import Ctx
+    from .room import Room
+
+OPTION = "mute_ghosts"
+MUTE, UNMUTE = "mute", "unmute"
+#: What Telegram says when the bot may not restrict members of that chat (not an admin, no right
+#: to restrict, or a basic group): muting cannot work in this game.
+NO_RIGHTS = ("not enough rights", "supergroup", "not an administrator", "chat_admin_required")
+
+
+def enabled(game: Game) -> bool:
+    return bool(game.options.get(OPTION, False))
+
+
+def wanted(room: Room) -> dict[int, Identity]:
+    """The people who should be muted now: Ghosts seated in a running game who read it in its group."""
+    if not enabled(room.game) or room.game.status != "running" or room.state is None:
+        return {}
+    alive = set(engine.public_view(room.state)["alive"])
+    return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in alive and room.in_group(p)}
+
+
+def last_acts(room: Room) -> dict[int, tuple[str, str]]:
+    """The last act written for each person in this game: (action, outbox status)."""
+    rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
+        Outbox.game_id == room.id, col(Outbox.action).is_not(None)).order_by(col(Outbox.id))).all()
+    return {pid: (str(action), status) for pid, action, status in rows}
+
+
+def sync(room: Room) -> None:
+    """Write the mutes and unmutes that bring the group in line with the game. A mute is tried once:
+    one Telegram refused (he is an admin of the group, he blocked the bot) is not written again and
+    again; an unmute goes only to those a mute may have reached."""
+    group = room.group()
+    if group is None:
+        return
+    room.ctx.session.flush()
+    want, last = wanted(room), last_acts(room)
+    tried = {pid for pid, (action, _) in last.items() if action == MUTE}
+    muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != "failed"}
+    tag = f"g{room.id}:p{room.game.phase_no}:v{room.game.version}"
+    for pid in sorted(want.keys() - tried):
+        room.ctx.act(want[pid], MUTE, group.address, f"{tag}:{MUTE}:i{pid}", game_id=room.id)
+    for pid in sorted(muted - want.keys()):
+        person = room.people.get(pid) or room.ctx.session.get(Identity, pid)
+        if person is not None:
+            room.ctx.act(person, UNMUTE, group.address, f"{tag}:{UNMUTE}:i{pid}", game_id=room.id)
+
+
+def refused(svc: Service, outbox_ids: Sequence[int]) -> None:
+    """The worker's report of acts Telegram refused: where the reason is the bot's rights, tell the
+    game's hosts once and turn muting off for that game (it would be refused every time)."""
+    from .context import Ctx
+    from .db import lock_game
+    from .reminders import hosts
+    from .room import Room
+
+    with Session(svc.db) as s:
+        rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(outbox_ids)))).all()
+        games = sorted({r.game_id for r in rows if r.game_id is not None and r.action
+                        and any(w in (r.last_error or "").lower() for w in NO_RIGHTS)})
+
+    for game_id in games:
+        def work(session: Session, now: datetime, game_id: int = game_id) -> tuple[None, Ctx | None]:
+            game = lock_game(session, game_id)
+            if game is None or not enabled(game):
+                return None, None
+            game.options = {**game.options, OPTION: False}
+            session.add(game)
+            ctx = Ctx(session, svc, now)
+            room = Room(ctx, game)
+            for host in hosts(room):
+                ctx.send(host, "svc.mute.refused", t(host.language, "svc.mute.refused", code=game.code),
+                         f"g{game_id}:mute_refused:v{game.version}:i{host.id}", game_id=game_id)
+            return None, ctx
+
+        try:
+            svc.run(work)
+        except IntegrityError:  # told already (a retried dispatch)
+            continue
