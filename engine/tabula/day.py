@@ -54,14 +54,19 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
-        if voter in state.voted():
+        voted = state.voted()
+        if voter in voted:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
-        votes = (*state.votes, (voter, target))
-        count = [t for _, t in votes].count(target)
+        old = state.votes
+        count = 1
+        for _, t in old:
+            if t == target:
+                count += 1
+        new = state.in_phase("votes", (*old, (voter, target)), {"voted": voted | {voter}})
         # The whole running tally is in the public view; the event says what changed.
-        return state.evolve(votes=votes), [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
+        return new, [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
     if state.phase is Phase.BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
@@ -74,7 +79,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         ballots = dict(state.ballots)
         changed = voter in ballots
         ballots[voter] = target
-        return state.evolve(ballots=ballots), [
+        return state.in_phase("ballots", ballots), [
             Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")

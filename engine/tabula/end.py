@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..types import Event, Outcome, Team
-from .character import CHARACTERS, is_wolf, team_of
+from .character import CHARACTERS, team_of
+from .character import wolves as pack_of
 from .state import TabulaState
 
 #: (state, team, reason) -> (team, reason, lone winners) or None; applied in order.
@@ -31,7 +32,8 @@ def counted_living(state: TabulaState) -> list[str]:
 
 def check(state: TabulaState) -> Outcome | None:
     living = counted_living(state)
-    wolves = sum(1 for p in living if is_wolf(state, p))
+    members = pack_of(state)
+    wolves = sum(1 for p in living if p in members)
     if wolves == 0:
         team, reason = Team.HUMANS, "end.werewolves_dead"
     elif wolves >= len(living) - wolves:

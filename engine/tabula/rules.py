@@ -10,11 +10,14 @@ from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
-from .character import CHARACTERS, Power, powers_of
+from .character import CHARACTERS, Power, extra_holders, powers_of, slot_holders
 from .state import TabulaState
 from .table import Table
 
 _ = _characters, themes
+
+#: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
+Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
 
 
 def check_names(players: tuple[str, ...]) -> None:
@@ -72,28 +75,70 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
+    def _options(self, state: TabulaState, player: str) -> Options:
+        """What the player may do this phase besides nominating (see ``_option_table``)."""
+        memo = state.phase_memo()
+        table: dict[str, Options] | None = memo.get("options")
+        if table is None:
+            table = memo["options"] = self._option_table(state)
+        return table[player]
+
+    def _option_table(self, state: TabulaState) -> dict[str, Options]:
+        """Every player's phase-stable choices, derived once per phase: each choice in order,
+        and for ``apply`` the usable power by verb with its targets. Most players hold no
+        power; they share one entry (a ballot vote, or nothing)."""
+        extra = extra_holders(state)
+        powered = state.game_memo().get("powered")
+        if powered is None:
+            powered = state.game_memo()["powered"] = frozenset(
+                p for p in state.players if CHARACTERS[state.roles[p]].powers)
+        ballot = state.phase is Phase.BALLOT
+        plain_vote: Options = (((Verb.VOTE, state.suspects),), {})
+        nothing: Options = ((), {})
+        table: dict[str, Options] = {}
+        for player in state.players:
+            votes = ballot and player not in state.suspects and day.speaks_as_living(state, player)
+            if player not in powered and player not in extra:
+                table[player] = plain_vote if votes else nothing
+                continue
+            out: list[tuple[Verb, tuple[str | None, ...]]] = [(Verb.VOTE, state.suspects)] if votes else []
+            by_verb: dict[Verb, tuple[Power, frozenset[str | None]]] = {}
+            for power in powers_of(state, player):
+                if power.usable(state, player):
+                    targets: tuple[str | None, ...] = (
+                        (None,) if power.no_target else tuple(power.targets(state, player)))
+                    if targets:
+                        out.append((power.verb, targets))
+                    by_verb.setdefault(power.verb, (power, frozenset(targets)))
+            table[player] = (tuple(out), by_verb)
+        return table
+
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
-        if state.phase is Phase.OVER or player not in state.roles:
+        phase = state.phase
+        if phase is Phase.OVER or player not in state.roles:
             return []
-        out: list[tuple[Verb, tuple[str | None, ...]]] = []
-        if state.phase is Phase.NOMINATIONS:
-            if player not in state.voted():
-                out.append((Verb.VOTE, day.nomination_targets(state)))
-        elif state.phase is Phase.BALLOT and player not in state.suspects and day.speaks_as_living(state, player):
-            out.append((Verb.VOTE, state.suspects))
-        for power in powers_of(state, player):
-            if power.usable(state, player):
-                targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
-                if targets:
-                    out.append((power.verb, targets))
-        return out
+        fixed = self._options(state, player)[0]
+        if phase is Phase.NOMINATIONS and player not in state.voted():
+            return [(Verb.VOTE, state.living()), *fixed]
+        return list(fixed)
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
     def actors(self, state: TabulaState) -> tuple[str, ...]:
-        return tuple(p for p in state.players if self.legal_actions(state, p))
+        if state.phase is Phase.OVER:
+            return ()
+        memo = state.phase_memo()
+        fixed: tuple[str, ...] | None = memo.get("actors")
+        if fixed is None:
+            self._options(state, state.players[0])
+            table: dict[str, Options] = memo["options"]
+            fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
+        if state.phase is not Phase.NOMINATIONS:
+            return fixed
+        voted = state.voted()
+        return tuple(p for p in state.players if p not in voted or p in fixed)
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
@@ -107,13 +152,17 @@ class TabulaRules:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
         if action.verb is Verb.VOTE and state.phase in (Phase.NOMINATIONS, Phase.BALLOT):
             return day.vote(state, action)
-        power = self._power_for(state, action)
+        found = self._options(state, actor)[1].get(action.verb)
+        if found is None:  # no usable power of that verb: _power_for says why not
+            power = self._power_for(state, action)
+            found = power, frozenset(power.targets(state, actor))
+        power, allowed = found
         target = action.target
         if power.no_target:
             target = None
         elif target is None:
             raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
-        elif target not in set(power.targets(state, actor)):
+        elif target not in allowed:
             if power.target_hint is not None:
                 raise IllegalAction("target.not_allowed", power.target_hint, target=target)
             raise self._bad_target(state, actor, target)
@@ -123,12 +172,25 @@ class TabulaRules:
         choices = dict(state.choices)
         changed = slot in choices
         choices[slot] = (action.verb, target)
-        new = state.evolve(choices=choices)
+        new = state.in_phase("choices", choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
         return new, [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
 
     def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
+        """Who sees a choice (the same all phase long)."""
+        memo = state.phase_memo()
+        seen: dict[str, tuple[str | None, tuple[str, ...]]] | None = memo.get("audience")
+        if seen is None:
+            seen = memo["audience"] = {}
+        key = actor + " " + slot
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = self._audience_of(state, actor, power, slot)
+        return found
+
+    def _audience_of(self, state: TabulaState, actor: str, power: Power,
+                     slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
             from .character import pack
@@ -136,7 +198,7 @@ class TabulaRules:
             return "werewolves", pack(state)
         if "{actor}" in power.slot:
             return None, (actor,)
-        sharers = tuple(p for p in state.living() if any(pw.slot == slot for pw in powers_of(state, p)))
+        sharers = slot_holders(state, slot)
         return (slot, sharers) if len(sharers) > 1 else (None, (actor,))
 
     def _power_for(self, state: TabulaState, action: Action) -> Power:

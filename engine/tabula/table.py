@@ -16,6 +16,9 @@ from ..types import Event, Role
 from . import character as ch
 from .state import Fact, TabulaState, frozen
 
+#: Values a fact keeps as they are (``frozen`` would return them unchanged).
+PLAIN = frozenset({str, int, bool, float, type(None)})
+
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
 """Things that absorb a kill of any cause: (table, player, cause) -> True if absorbed. A variant
@@ -67,18 +70,22 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        out = []
-        for p in self.start.players:
-            c = self.start.choices.get(prefix + p)
-            if c is not None:
-                out.append((p, c[1]))
+        choices = self.start.choices
+        if not choices:
+            return []
+        n = len(prefix)
+        out = [(slot[n:], c[1]) for slot, c in choices.items() if slot.startswith(prefix)]
+        if len(out) > 1:
+            seat = self.start.seat()
+            out.sort(key=lambda pc: seat[pc[0]])
         return out
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
 
     def holders(self, role: Role, living: bool = True) -> list[str]:
-        return [p for p in self.start.players if self.start.roles[p] is role and (not living or p in self.alive)]
+        dealt = self.start.dealt(role)
+        return [p for p in dealt if p in self.alive] if living else list(dealt)
 
     # -- telling ----------------------------------------------------------------------------------
     def tell(self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None,
@@ -87,7 +94,9 @@ class Table:
         to = (players,) if isinstance(players, str) else tuple(players)
         if not to:
             return
-        fact = frozen({"key": key, **data})
+        fact = {"key": key, **data}
+        if not all(type(v) in PLAIN for v in data.values()):
+            fact = frozen(fact)
         for p in to:
             self.knowledge.setdefault(p, []).append(fact)
         self.events.append(Event(key, data, to, channel))
