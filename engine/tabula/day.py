@@ -12,12 +12,10 @@ their vote until the close, when all ballots are revealed. Most votes is lynched
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ..errors import IllegalAction
 from ..types import Action, Event, Phase
 from .character import DAY_CLOSE_STEPS
-from .order import first_in_order, tie_order
+from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
 from .table import Table
 
@@ -38,13 +36,16 @@ def nomination_targets(state: TabulaState) -> tuple[str, ...]:
 
 
 def ballot_voters(state: TabulaState) -> tuple[str, ...]:
-    return tuple(p for p in state.players if speaks_as_living(state, p) and p not in state.suspects)
+    alive, walking, suspects = state.alive, state.marks.get("walking", ()), state.suspects
+    return tuple(p for p in state.players if (p in alive or p in walking) and p not in suspects)
 
 
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
     """[[name, votes], ...] by votes, then by the tie order."""
-    counts = Counter(votes)
-    rank = {p: i for i, p in enumerate(tie_order(state))}
+    counts: dict[str, int] = {}
+    for t in votes:
+        counts[t] = counts.get(t, 0) + 1
+    rank = tie_rank(state)
     return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))]
 
 
@@ -59,12 +60,11 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
-        old = state.votes
-        count = 1
-        for _, t in old:
-            if t == target:
-                count += 1
-        new = state.in_phase("votes", (*old, (voter, target)), {"voted": voted | {voter}})
+        tally = state.cached("tally", _tally)
+        count = tally.get(target, 0) + 1
+        after = tally.copy()
+        after[target] = count
+        new = state.in_phase("votes", (*state.votes, (voter, target)), {"voted": voted | {voter}, "tally": after})
         # The whole running tally is in the public view; the event says what changed.
         return new, [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
     if state.phase is Phase.BALLOT:
@@ -85,6 +85,14 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
 
 
+def _tally(state: TabulaState) -> dict[str, int]:
+    """Nominations so far by target (passed on from vote to vote)."""
+    counts: dict[str, int] = {}
+    for _, t in state.votes:
+        counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
 def _not_living(state: TabulaState, target: str) -> IllegalAction:
     if target not in state.players:
         return IllegalAction("target.unknown", f"there is no player called {target}", target=target)
@@ -94,8 +102,13 @@ def _not_living(state: TabulaState, target: str) -> IllegalAction:
 # -- closing ----------------------------------------------------------------------------------------
 def choose_suspects(state: TabulaState) -> tuple[str, ...]:
     order = tie_order(state)
-    counts = Counter(t for _, t in state.votes if t in state.alive)
-    ranked = sorted(counts, key=lambda p: (-counts[p], order.index(p)))[:2]
+    rank = tie_rank(state)
+    alive = state.alive
+    counts: dict[str, int] = {}
+    for _, t in state.votes:
+        if t in alive:
+            counts[t] = counts.get(t, 0) + 1
+    ranked = sorted(counts, key=lambda p: (-counts[p], rank[p]))[:2]
     for p in order:
         if len(ranked) >= 2:
             break
@@ -123,9 +136,8 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
-    voters = set(ballot_voters(state))
-    for v, t in state.ballots.items():
-        if t in counts and v in voters:
+    for v, t in state.ballots.items():  # a ballot counts if its voter is among ballot_voters
+        if t in counts and v not in counts and speaks_as_living(state, v) and v in state.roles:
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts

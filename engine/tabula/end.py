@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..types import Event, Outcome, Team
+from ..types import Event, Outcome, Phase, Team
 from .character import CHARACTERS, team_of
 from .character import wolves as pack_of
 from .state import TabulaState
@@ -51,8 +51,6 @@ def check(state: TabulaState) -> Outcome | None:
 
 def finish(state: TabulaState, outcome: Outcome) -> tuple[TabulaState, list[Event]]:
     """The game is over: everything is revealed to everyone."""
-    from ..types import Phase
-
     done = state.evolve(phase=Phase.OVER, outcome=outcome, choices={}, ballots={})
     roles = {p: state.roles[p].value for p in state.players}
     became = dict(state.marks.get("became", {}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +11,7 @@ from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
-from .character import CHARACTERS, Power, extra_holders, powers_of, slot_holders
+from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
 from .state import TabulaState
 from .table import Table
 
@@ -20,7 +21,10 @@ _ = _characters, themes
 Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
 
 
+@functools.lru_cache(maxsize=256)
 def check_names(players: tuple[str, ...]) -> None:
+    """Refuse names that cannot be typed as targets (kept for a seating already checked:
+    a benchmark or a series starts many games with the same players)."""
     if len({p.casefold() for p in players}) != len(players):
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
@@ -65,8 +69,10 @@ class TabulaRules:
         table = Table(state, "deal")
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
-        for p in state.players:
-            table.tell(p, "role.dealt", role=state.roles[p].value)
+        for p in state.players:  # table.tell for each, inlined: a game starts with one per player
+            role = state.roles[p].value
+            table.knowledge[p] = [{"key": "role.dealt", "role": role}]
+            table.events.append(Event("role.dealt", {"role": role}, (p,)))
         for role in sorted(set(state.roles.values()), key=list(Role).index):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
@@ -88,20 +94,20 @@ class TabulaRules:
         and for ``apply`` the usable power by verb with its targets. Most players hold no
         power; they share one entry (a ballot vote, or nothing)."""
         extra = extra_holders(state)
-        powered = state.game_memo().get("powered")
+        powered: frozenset[str] | None = state.game_memo().get("powered")
         if powered is None:
             powered = state.game_memo()["powered"] = frozenset(
                 p for p in state.players if CHARACTERS[state.roles[p]].powers)
-        ballot = state.phase is Phase.BALLOT
-        plain_vote: Options = (((Verb.VOTE, state.suspects),), {})
         nothing: Options = ((), {})
-        table: dict[str, Options] = {}
-        for player in state.players:
-            votes = ballot and player not in state.suspects and day.speaks_as_living(state, player)
-            if player not in powered and player not in extra:
-                table[player] = plain_vote if votes else nothing
-                continue
-            out: list[tuple[Verb, tuple[str | None, ...]]] = [(Verb.VOTE, state.suspects)] if votes else []
+        table: dict[str, Options] = dict.fromkeys(state.players, nothing)
+        voters: frozenset[str] = frozenset()
+        if state.phase is Phase.BALLOT:
+            voters = frozenset(day.ballot_voters(state))
+            plain_vote: Options = (((Verb.VOTE, state.suspects),), {})
+            for player in voters:
+                table[player] = plain_vote
+        for player in powered.union(extra) if extra else powered:
+            out: list[tuple[Verb, tuple[str | None, ...]]] = [(Verb.VOTE, state.suspects)] if player in voters else []
             by_verb: dict[Verb, tuple[Power, frozenset[str | None]]] = {}
             for power in powers_of(state, player):
                 if power.usable(state, player):
@@ -118,7 +124,11 @@ class TabulaRules:
         phase = state.phase
         if phase is Phase.OVER or player not in state.roles:
             return []
-        fixed = self._options(state, player)[0]
+        memo = state.phase_memo()
+        table: dict[str, Options] | None = memo.get("options")
+        if table is None:
+            table = memo["options"] = self._option_table(state)
+        fixed = table[player][0]
         if phase is Phase.NOMINATIONS and player not in state.voted():
             return [(Verb.VOTE, state.living()), *fixed]
         return list(fixed)
@@ -193,8 +203,6 @@ class TabulaRules:
                      slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
-            from .character import pack
-
             return "werewolves", pack(state)
         if "{actor}" in power.slot:
             return None, (actor,)
@@ -243,19 +251,24 @@ class TabulaRules:
 
     def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
         s = table.start
-        state = table.freeze()
+        # The next phase's state at once (the end check reads only who lives and the cards).
+        if nxt is Phase.NOMINATIONS:
+            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
+        else:
+            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
         events = table.events
         outcome = end.check(state)
         if outcome is not None:
-            done, more = end.finish(state.evolve(phase_no=s.phase_no + 1), outcome)
+            # No next phase: the game ends with this phase's day, votes and suspects as they were.
+            ended = state.evolve(phase=s.phase, day=s.day, night=s.night, choices=s.choices, votes=s.votes,
+                                 ballots=s.ballots, suspects=s.suspects)
+            done, more = end.finish(ended, outcome)
             return done, events + more
         if nxt is Phase.NOMINATIONS:
-            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
             events.append(Event("phase.nominations", {"day": s.day + 1}))
         else:
-            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
             events.append(Event("phase.night", {"night": s.night + 1}))
         return state, events
 

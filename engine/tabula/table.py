@@ -18,6 +18,8 @@ from .state import Fact, TabulaState, frozen
 
 #: Values a fact keeps as they are (``frozen`` would return them unchanged).
 PLAIN = frozenset({str, int, bool, float, type(None)})
+#: Values of ``marks`` kept as they are: plain ones, and tuples (of names, built by the steps).
+FLAT = PLAIN | {tuple}
 
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
@@ -49,6 +51,7 @@ class Table:
         self.scratch: dict[str, Any] = {}
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
+        self._by_prefix: dict[str, list[tuple[str, str | None]]] | None = None
         self._purpose = purpose
 
     # -- chance -----------------------------------------------------------------------------------
@@ -70,15 +73,18 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        choices = self.start.choices
-        if not choices:
-            return []
-        n = len(prefix)
-        out = [(slot[n:], c[1]) for slot, c in choices.items() if slot.startswith(prefix)]
-        if len(out) > 1:
+        index = self._by_prefix
+        if index is None:
+            index = self._by_prefix = {}
+            for slot, c in self.start.choices.items():
+                cut = slot.find(":") + 1
+                if cut:
+                    index.setdefault(slot[:cut], []).append((slot[cut:], c[1]))
             seat = self.start.seat()
-            out.sort(key=lambda pc: seat[pc[0]])
-        return out
+            for found in index.values():
+                if len(found) > 1:
+                    found.sort(key=lambda pc: seat[pc[0]])
+        return list(index.get(prefix, ()))
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
@@ -91,14 +97,21 @@ class Table:
     def tell(self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None,
              **data: Any) -> None:
         """A private fact: remembered in each reader's knowledge and sent to them."""
-        to = (players,) if isinstance(players, str) else tuple(players)
+        to = (players,) if type(players) is str else tuple(players)
         if not to:
             return
-        fact = {"key": key, **data}
-        if not all(type(v) in PLAIN for v in data.values()):
-            fact = frozen(fact)
+        fact: Fact = {"key": key, **data}
+        for v in data.values():
+            if type(v) not in PLAIN:
+                fact = frozen(fact)
+                break
+        knowledge = self.knowledge
         for p in to:
-            self.knowledge.setdefault(p, []).append(fact)
+            told = knowledge.get(p)
+            if told is None:
+                knowledge[p] = [fact]
+            else:
+                told.append(fact)
         self.events.append(Event(key, data, to, channel))
 
     def announce(self, key: str, **data: Any) -> None:
@@ -109,8 +122,9 @@ class Table:
         """Kill a living player; his character's death hook may change what happens."""
         if player not in self.alive or player in self.immune:
             return False
-        if any(absorb(self, player, cause) for absorb in SHIELDS):
-            return False
+        for absorb in SHIELDS:
+            if absorb(self, player, cause):
+                return False
         self.alive.discard(player)
         self.dead.append(player)
         self.died_now.append((player, cause))
@@ -136,6 +150,15 @@ class Table:
         self.died_now = [(p, c) for p, c in self.died_now if p != player]
 
     # -- back to a value --------------------------------------------------------------------------
+    def _frozen_marks(self) -> dict[str, Any]:
+        """``frozen(self.marks)``, reusing what the close left as it was (steps replace a mark,
+        never change one in place) and the flat values (names, tuples of names)."""
+        before = self.start.marks
+        out: dict[str, Any] = {}
+        for k, v in self.marks.items():
+            out[k] = v if v is before.get(k) or type(v) in FLAT else frozen(v)
+        return out
+
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
         if self.knowledge:
@@ -147,7 +170,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=frozen(self.marks),
+            marks=self._frozen_marks(),
             knowledge=knowledge,
             **changes,
         )

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ...types import Role, RuleSet, Team, Verb
-from ..character import Character, Power, night_step, pack, register, wolves
+from ..character import Character, Power, card, night_step, pack, register, wolves
 from ..state import TabulaState
 from ..table import Table
 
@@ -72,8 +72,6 @@ def slaughter(table: Table) -> None:
     victim = table.scratch.get("pack_victim") or pack_victim(table)
     if victim is None or victim not in table.alive:
         return
-    from ..character import card  # late: the victim's card decides
-
     if victim in table.protected or victim in table.immune or card(table.start, victim).wolf_proof:
         return
     table.kill(victim, "werewolves")
