@@ -24,7 +24,7 @@ from typing import Any
 from . import rulesets as _rulesets
 from .errors import IllegalAction, InvalidSetup, LupusError
 from .notation import parse_move
-from .ruleset import GameState, rules_for
+from .ruleset import _REGISTRY, GameState, rules_for
 from .types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Team, Verb
 
 _ = _rulesets
@@ -69,7 +69,8 @@ def actors(state: GameState) -> tuple[str, ...]:
 
 
 def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
-    return rules_for(state.rules).apply(state, action)
+    rules = _REGISTRY.get(state.rules)  # the registry's fast path, as rules_for takes it
+    return (rules or rules_for(state.rules)).apply(state, action)
 
 
 def close_phase(state: GameState, phase_no: int | None = None) -> tuple[GameState, list[Event]]:

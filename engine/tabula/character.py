@@ -225,7 +225,11 @@ def slot_holders(state: TabulaState, slot: str) -> tuple[str, ...]:
         by_slot = memo["slot_holders"] = {}
     found = by_slot.get(slot)
     if found is None:
-        found = by_slot[slot] = tuple(p for p in state.living() if any(pw.slot == slot for pw in powers_of(state, p)))
+        extra, roles = extra_holders(state), state.roles
+        found = by_slot[slot] = tuple(
+            p for p in state.living()
+            if any(pw.slot == slot for pw in CHARACTERS[roles[p]].powers)
+            or any(pw.slot == slot for pw in extra.get(p, ())))
     return found
 
 

@@ -51,7 +51,7 @@ def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[o
 
 # -- acting -----------------------------------------------------------------------------------------
 def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
-    voter, target = action.actor, action.target
+    voter, _, target = action
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
@@ -100,15 +100,20 @@ def _not_living(state: TabulaState, target: str) -> IllegalAction:
 
 
 # -- closing ----------------------------------------------------------------------------------------
-def choose_suspects(state: TabulaState) -> tuple[str, ...]:
-    order = tie_order(state)
+def ranked_nominations(state: TabulaState) -> list[tuple[str, int]]:
+    """(player, nominations) of everyone nominated, by votes and then by the tie order."""
     rank = tie_rank(state)
+    width = len(rank) + 1  # one key: more votes first, then the earlier in the tie order
+    counts: dict[str, int] = state.cached("tally", _tally)
+    return sorted(counts.items(), key=lambda kv: rank[kv[0]] - kv[1] * width)
+
+
+def choose_suspects(state: TabulaState, ranked_all: list[tuple[str, int]] | None = None) -> tuple[str, ...]:
+    order = tie_order(state)
     alive = state.alive
-    counts: dict[str, int] = {}
-    for _, t in state.votes:
-        if t in alive:
-            counts[t] = counts.get(t, 0) + 1
-    ranked = sorted(counts, key=lambda p: (-counts[p], rank[p]))[:2]
+    if ranked_all is None:
+        ranked_all = ranked_nominations(state)
+    ranked = [p for p, _ in ranked_all if p in alive][:2]
     for p in order:
         if len(ranked) >= 2:
             break
@@ -121,7 +126,8 @@ def choose_suspects(state: TabulaState) -> tuple[str, ...]:
 
 
 def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
-    suspects = choose_suspects(state)
+    ranked_all = ranked_nominations(state)
+    suspects = choose_suspects(state, ranked_all)
     events: list[Event] = []
     owl = state.marks.get("owl")
     if owl is not None and owl in state.alive:
@@ -129,7 +135,7 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
     new = state.evolve(phase=Phase.BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={},
                        marks={k: v for k, v in state.marks.items() if k != "owl"})
     events.append(Event("day.suspects", {"suspects": list(suspects),
-                                         "tally": tally([t for _, t in state.votes], state)}))
+                                         "tally": [[p, n] for p, n in ranked_all]}))
     events.append(Event("phase.ballot", {"day": state.day, "suspects": list(suspects)}))
     return new, events
 

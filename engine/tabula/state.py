@@ -150,7 +150,9 @@ class TabulaState:
 
     def living(self) -> tuple[str, ...]:
         """Living players in seating order (kept for the phase: it is asked for all the time)."""
-        memo = self.phase_memo()
+        memo = self.__dict__.get("_phase")
+        if memo is None:
+            memo = self.phase_memo()
         living: tuple[str, ...] | None = memo.get("living")
         if living is None:
             alive = self.alive
@@ -158,7 +160,12 @@ class TabulaState:
         return living
 
     def voted(self) -> frozenset[str]:
-        """Who has cast a nomination today."""
+        """Who has cast a nomination today (passed on from vote to vote)."""
+        cache = self.__dict__.get("_cache")
+        if cache is not None:
+            found: frozenset[str] | None = cache.get("voted")
+            if found is not None:
+                return found
         voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
         return voted
 

@@ -9,7 +9,6 @@ pack's choice by setting ``table.scratch['pack_victim']`` before this step (Lara
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 from ...types import Role, RuleSet, Team, Verb
@@ -59,7 +58,9 @@ def pack_victim(table: Table) -> str | None:
     named = [t for actor, t in table.choices_with_prefix("pack:") if actor in start.alive and t is not None]
     if not named:
         return None
-    counts = Counter(named)
+    counts: dict[str, int] = {}
+    for t in named:
+        counts[t] = counts.get(t, 0) + 1
     top = max(counts.values())
     tied = sorted(t for t, n in counts.items() if n == top)
     if len(tied) == 1:
