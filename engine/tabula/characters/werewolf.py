@@ -26,6 +26,12 @@ def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
     if state.rules is RuleSet.AURA:
         return state.living()
     members = wolves(state)
+    if actor in members:  # the same prey for the whole pack, derived once a phase
+        memo = state.phase_memo()
+        prey: tuple[str, ...] | None = memo.get("prey")
+        if prey is None:
+            prey = memo["prey"] = tuple(p for p in state.living() if p not in members)
+        return prey
     return (p for p in state.living() if p != actor and p not in members)
 
 
