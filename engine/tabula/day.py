@@ -55,12 +55,17 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
-        voted = state.voted()
+        cache = state.__dict__.get("_cache")
+        if cache is None or "tally" not in cache:
+            state.cached("tally", _tally)
+            state.voted()
+            cache = state.__dict__["_cache"]
+        voted: frozenset[str] = cache["voted"]
         if voter in voted:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
-        tally = state.cached("tally", _tally)
+        tally: dict[str, int] = cache["tally"]
         count = tally.get(target, 0) + 1
         after = tally.copy()
         after[target] = count

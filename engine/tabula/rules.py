@@ -124,13 +124,14 @@ class TabulaRules:
         phase = state.phase
         if phase is Phase.OVER or player not in state.roles:
             return []
-        memo = state.phase_memo()
+        memo = state.__dict__.get("_phase") or state.phase_memo()
         table: dict[str, Options] | None = memo.get("options")
         if table is None:
             table = memo["options"] = self._option_table(state)
         fixed = table[player][0]
         if phase is Phase.NOMINATIONS and player not in state.voted():
-            return [(Verb.VOTE, state.living()), *fixed]
+            living = memo.get("living") or state.living()
+            return [(Verb.VOTE, living), *fixed] if fixed else [(Verb.VOTE, living)]
         return list(fixed)
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
