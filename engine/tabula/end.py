@@ -27,7 +27,13 @@ def override(fn: Override) -> Override:
 
 def counted_living(state: TabulaState) -> list[str]:
     """Living characters as the end of the game counts them."""
-    return [p for p in state.players if p in state.alive and CHARACTERS[state.roles[p]].counts_living]
+    memo = state.game_memo()
+    uncounted: frozenset[str] | None = memo.get("uncounted")
+    if uncounted is None:
+        uncounted = memo["uncounted"] = frozenset(
+            p for p in state.players if not CHARACTERS[state.roles[p]].counts_living)
+    living = state.living()
+    return [p for p in living if p not in uncounted] if uncounted else list(living)
 
 
 def check(state: TabulaState) -> Outcome | None:

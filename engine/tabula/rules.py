@@ -17,6 +17,9 @@ from .table import Table
 
 _ = _characters, themes
 
+#: The order of the cards as ``Role`` declares them (deal hooks run in it).
+ROLE_ORDER = {r: i for i, r in enumerate(Role)}
+
 #: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
 Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
 
@@ -73,7 +76,7 @@ class TabulaRules:
             role = state.roles[p].value
             table.knowledge[p] = [{"key": "role.dealt", "role": role}]
             table.events.append(Event("role.dealt", {"role": role}, (p,)))
-        for role in sorted(set(state.roles.values()), key=list(Role).index):
+        for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
                 hook(table)
