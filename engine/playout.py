@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from . import apply, close_phase, legal_choices, new_game
+from . import actors, apply, close_phase, legal_choices, new_game
 from .errors import IllegalAction
 from .ruleset import GameState
 from .types import Action, Event, GameConfig, Phase
@@ -19,7 +19,7 @@ OnStep = Callable[[Action | None, GameState, list[Event]], None]
 def random_moves(state: GameState, rnd: random.Random, eagerness: float = 0.9) -> list[Action]:
     """One random legal action for each player who can act, each with probability ``eagerness``."""
     moves = []
-    for p in state.players:
+    for p in actors(state):  # in seating order, as all players were asked before: the same draws
         options = legal_choices(state, p)
         if options and rnd.random() < eagerness:
             verb, targets = options[0] if len(options) == 1 else rnd.choice(options)

@@ -116,9 +116,10 @@ NIGHT_STEPS: list[Step] = []
 DAY_CLOSE_STEPS: list[Step] = []
 """Run when the day ends (after the lynching), e.g. Hamlet's Skull passing."""
 
-ExtraPowers = Callable[[TabulaState, str], Iterable[Power]]
+ExtraPowers = Callable[[TabulaState], Iterable[tuple[str, Iterable[Power]]]]
 EXTRA_POWERS: list[ExtraPowers] = []
-"""Powers that come from something other than the card (a token held, a role copied)."""
+"""Powers that come from something other than the card (a token held, a role copied): each
+hook names the few players who hold such powers in a state, with the powers."""
 
 
 def register(character: Character) -> Character:
@@ -189,24 +190,66 @@ def team_of(state: TabulaState, player: str) -> Team:
 
 def wolves(state: TabulaState) -> frozenset[str]:
     """Every player ``is_wolf`` holds for, dead or alive (cached: the pack's targets ask it for each player)."""
-    found: frozenset[str] = state.cached("wolves", lambda s: frozenset(p for p in s.players if is_wolf(s, p)))
+    memo = state.phase_memo()
+    found: frozenset[str] | None = memo.get("wolves")
+    if found is None:
+        by_card: frozenset[str] | None = state.game_memo().get("wolf_cards")
+        if by_card is None:
+            by_card = state.game_memo()["wolf_cards"] = frozenset(
+                p for p in state.players if CHARACTERS[state.roles[p]].wolf)
+        became = state.marks.get("became")
+        found = memo["wolves"] = by_card.union(
+            p for p, r in became.items() if r == "werewolf" and p in state.roles) if became else by_card
     return found
 
 
 def pack(state: TabulaState, living_only: bool = True) -> tuple[str, ...]:
-    members = wolves(state)
-    return tuple(p for p in state.players if p in members and (not living_only or p in state.alive))
+    memo = state.phase_memo()
+    key = "pack" if living_only else "pack+ghosts"
+    found: tuple[str, ...] | None = memo.get(key)
+    if found is None:
+        members = wolves(state)
+        found = memo[key] = tuple(p for p in state.players if p in members and (not living_only or p in state.alive))
+    return found
 
 
 def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
-    return tuple(p for p in state.players if state.roles[p] is role)
+    return state.dealt(role)
+
+
+def slot_holders(state: TabulaState, slot: str) -> tuple[str, ...]:
+    """Living players who hold a power with this (shared) slot, in seating order."""
+    memo = state.phase_memo()
+    by_slot: dict[str, tuple[str, ...]] | None = memo.get("slot_holders")
+    if by_slot is None:
+        by_slot = memo["slot_holders"] = {}
+    found = by_slot.get(slot)
+    if found is None:
+        extra, roles = extra_holders(state), state.roles
+        found = by_slot[slot] = tuple(
+            p for p in state.living()
+            if any(pw.slot == slot for pw in CHARACTERS[roles[p]].powers)
+            or any(pw.slot == slot for pw in extra.get(p, ())))
+    return found
+
+
+def extra_holders(state: TabulaState) -> dict[str, tuple[Power, ...]]:
+    """Who holds powers beyond his card's, asked once a phase (the hooks read ``marks``)."""
+    memo = state.phase_memo()
+    found: dict[str, tuple[Power, ...]] | None = memo.get("extra_powers")
+    if found is None:
+        found = {}
+        for extra in EXTRA_POWERS:
+            for player, powers in extra(state):
+                found[player] = (*found.get(player, ()), *powers)
+        memo["extra_powers"] = found
+    return found
 
 
 def powers_of(state: TabulaState, player: str) -> list[Power]:
     """Every power the player holds, usable now or not."""
     found = list(CHARACTERS[state.roles[player]].powers)
-    for extra in EXTRA_POWERS:  # most players hold no extra power: no list is built for them
-        more = extra(state, player)
-        if more:
-            found.extend(more)
+    more = extra_holders(state).get(player)
+    if more:
+        found.extend(more)
     return found

@@ -12,12 +12,10 @@ their vote until the close, when all ballots are revealed. Most votes is lynched
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ..errors import IllegalAction
 from ..types import Action, Event, Phase
 from .character import DAY_CLOSE_STEPS
-from .order import first_in_order, tie_order
+from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
 from .table import Table
 
@@ -38,30 +36,42 @@ def nomination_targets(state: TabulaState) -> tuple[str, ...]:
 
 
 def ballot_voters(state: TabulaState) -> tuple[str, ...]:
-    return tuple(p for p in state.players if speaks_as_living(state, p) and p not in state.suspects)
+    alive, walking, suspects = state.alive, state.marks.get("walking", ()), state.suspects
+    return tuple(p for p in state.players if (p in alive or p in walking) and p not in suspects)
 
 
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
     """[[name, votes], ...] by votes, then by the tie order."""
-    counts = Counter(votes)
-    rank = {p: i for i, p in enumerate(tie_order(state))}
+    counts: dict[str, int] = {}
+    for t in votes:
+        counts[t] = counts.get(t, 0) + 1
+    rank = tie_rank(state)
     return [[p, n] for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))]
 
 
 # -- acting -----------------------------------------------------------------------------------------
 def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
-    voter, target = action.actor, action.target
+    voter, _, target = action
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
     if state.phase is Phase.NOMINATIONS:
-        if voter in state.voted():
+        cache = state.__dict__.get("_cache")
+        if cache is None or "tally" not in cache:
+            state.cached("tally", _tally)
+            state.voted()
+            cache = state.__dict__["_cache"]
+        voted: frozenset[str] = cache["voted"]
+        if voter in voted:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
-        votes = (*state.votes, (voter, target))
-        count = [t for _, t in votes].count(target)
+        tally: dict[str, int] = cache["tally"]
+        count = tally.get(target, 0) + 1
+        after = tally.copy()
+        after[target] = count
+        new = state.in_phase("votes", (*state.votes, (voter, target)), {"voted": voted | {voter}, "tally": after})
         # The whole running tally is in the public view; the event says what changed.
-        return state.evolve(votes=votes), [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
+        return new, [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
     if state.phase is Phase.BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
@@ -74,10 +84,18 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         ballots = dict(state.ballots)
         changed = voter in ballots
         ballots[voter] = target
-        return state.evolve(ballots=ballots), [
+        return state.in_phase("ballots", ballots), [
             Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
+
+
+def _tally(state: TabulaState) -> dict[str, int]:
+    """Nominations so far by target (passed on from vote to vote)."""
+    counts: dict[str, int] = {}
+    for _, t in state.votes:
+        counts[t] = counts.get(t, 0) + 1
+    return counts
 
 
 def _not_living(state: TabulaState, target: str) -> IllegalAction:
@@ -87,10 +105,20 @@ def _not_living(state: TabulaState, target: str) -> IllegalAction:
 
 
 # -- closing ----------------------------------------------------------------------------------------
-def choose_suspects(state: TabulaState) -> tuple[str, ...]:
+def ranked_nominations(state: TabulaState) -> list[tuple[str, int]]:
+    """(player, nominations) of everyone nominated, by votes and then by the tie order."""
+    rank = tie_rank(state)
+    width = len(rank) + 1  # one key: more votes first, then the earlier in the tie order
+    counts: dict[str, int] = state.cached("tally", _tally)
+    return sorted(counts.items(), key=lambda kv: rank[kv[0]] - kv[1] * width)
+
+
+def choose_suspects(state: TabulaState, ranked_all: list[tuple[str, int]] | None = None) -> tuple[str, ...]:
     order = tie_order(state)
-    counts = Counter(t for _, t in state.votes if t in state.alive)
-    ranked = sorted(counts, key=lambda p: (-counts[p], order.index(p)))[:2]
+    alive = state.alive
+    if ranked_all is None:
+        ranked_all = ranked_nominations(state)
+    ranked = [p for p, _ in ranked_all if p in alive][:2]
     for p in order:
         if len(ranked) >= 2:
             break
@@ -103,7 +131,8 @@ def choose_suspects(state: TabulaState) -> tuple[str, ...]:
 
 
 def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
-    suspects = choose_suspects(state)
+    ranked_all = ranked_nominations(state)
+    suspects = choose_suspects(state, ranked_all)
     events: list[Event] = []
     owl = state.marks.get("owl")
     if owl is not None and owl in state.alive:
@@ -111,16 +140,15 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
     new = state.evolve(phase=Phase.BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={},
                        marks={k: v for k, v in state.marks.items() if k != "owl"})
     events.append(Event("day.suspects", {"suspects": list(suspects),
-                                         "tally": tally([t for _, t in state.votes], state)}))
+                                         "tally": [[p, n] for p, n in ranked_all]}))
     events.append(Event("phase.ballot", {"day": state.day, "suspects": list(suspects)}))
     return new, events
 
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
-    voters = set(ballot_voters(state))
-    for v, t in state.ballots.items():
-        if t in counts and v in voters:
+    for v, t in state.ballots.items():  # a ballot counts if its voter is among ballot_voters
+        if t in counts and v not in counts and speaks_as_living(state, v) and v in state.roles:
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts

@@ -7,6 +7,7 @@ Villagers; 16 or more a third Werewolf. A host may choose the cards (or a theme,
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -123,9 +124,20 @@ def theme_options(theme: str, n: int) -> dict[str, Any]:
 def build(n: int, deck: Sequence[str] | None, theme: str | None, seed: int) -> list[Role]:
     if theme is not None:
         return theme_deck(theme, n, seed)
-    cards = parse_roles(deck) if deck is not None else default_deck(n)
+    if deck is None:
+        cards = default_deck(n)
+        validate(cards, n)
+        return cards
+    return list(checked_deck(n, tuple(deck)))
+
+
+@functools.lru_cache(maxsize=256)
+def checked_deck(n: int, deck: tuple[str, ...]) -> tuple[Role, ...]:
+    """A host's deck parsed and validated (kept: a series or a benchmark deals the same deck
+    many times; a refused deck raises every time)."""
+    cards = parse_roles(deck)
     validate(cards, n)
-    return cards
+    return tuple(cards)
 
 
 def deal(players: Sequence[str], cards: Sequence[Role], seed: int) -> dict[str, Role]:

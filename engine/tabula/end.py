@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..types import Event, Outcome, Team
-from .character import CHARACTERS, is_wolf, team_of
+from ..types import Event, Outcome, Phase, Team
+from .character import CHARACTERS, team_of
+from .character import wolves as pack_of
 from .state import TabulaState
 
 #: (state, team, reason) -> (team, reason, lone winners) or None; applied in order.
@@ -26,12 +27,19 @@ def override(fn: Override) -> Override:
 
 def counted_living(state: TabulaState) -> list[str]:
     """Living characters as the end of the game counts them."""
-    return [p for p in state.players if p in state.alive and CHARACTERS[state.roles[p]].counts_living]
+    memo = state.game_memo()
+    uncounted: frozenset[str] | None = memo.get("uncounted")
+    if uncounted is None:
+        uncounted = memo["uncounted"] = frozenset(
+            p for p in state.players if not CHARACTERS[state.roles[p]].counts_living)
+    living = state.living()
+    return [p for p in living if p not in uncounted] if uncounted else list(living)
 
 
 def check(state: TabulaState) -> Outcome | None:
     living = counted_living(state)
-    wolves = sum(1 for p in living if is_wolf(state, p))
+    members = pack_of(state)
+    wolves = sum(1 for p in living if p in members)
     if wolves == 0:
         team, reason = Team.HUMANS, "end.werewolves_dead"
     elif wolves >= len(living) - wolves:
@@ -49,8 +57,6 @@ def check(state: TabulaState) -> Outcome | None:
 
 def finish(state: TabulaState, outcome: Outcome) -> tuple[TabulaState, list[Event]]:
     """The game is over: everything is revealed to everyone."""
-    from ..types import Phase
-
     done = state.evolve(phase=Phase.OVER, outcome=outcome, choices={}, ballots={})
     roles = {p: state.roles[p].value for p in state.players}
     became = dict(state.marks.get("became", {}))

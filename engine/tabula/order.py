@@ -24,6 +24,14 @@ def tie_order(state: TabulaState) -> tuple[str, ...]:
     return players[i + 1 :] + players[: i + 1]
 
 
+def tie_rank(state: TabulaState) -> dict[str, int]:
+    """Each player's place in the tie order (kept for the phase: the reference does not move in it)."""
+    memo = state.phase_memo()
+    rank: dict[str, int] | None = memo.get("tie_rank")
+    if rank is None:
+        rank = memo["tie_rank"] = {p: i for i, p in enumerate(tie_order(state))}
+    return rank
+
+
 def first_in_order(state: TabulaState, candidates: list[str] | set[str] | tuple[str, ...]) -> str:
-    order = tie_order(state)
-    return min(candidates, key=order.index)
+    return min(candidates, key=tie_rank(state).__getitem__)

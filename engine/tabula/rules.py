@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -10,14 +11,23 @@ from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
-from .character import CHARACTERS, Power, powers_of
+from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
 from .state import TabulaState
 from .table import Table
 
 _ = _characters, themes
 
+#: The order of the cards as ``Role`` declares them (deal hooks run in it).
+ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
+#: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
+Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
+
+
+@functools.lru_cache(maxsize=256)
 def check_names(players: tuple[str, ...]) -> None:
+    """Refuse names that cannot be typed as targets (kept for a seating already checked:
+    a benchmark or a series starts many games with the same players)."""
     if len({p.casefold() for p in players}) != len(players):
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
@@ -62,9 +72,11 @@ class TabulaRules:
         table = Table(state, "deal")
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
-        for p in state.players:
-            table.tell(p, "role.dealt", role=state.roles[p].value)
-        for role in sorted(set(state.roles.values()), key=list(Role).index):
+        for p in state.players:  # table.tell for each, inlined: a game starts with one per player
+            role = state.roles[p].value
+            table.knowledge[p] = [{"key": "role.dealt", "role": role}]
+            table.events.append(Event("role.dealt", {"role": role}, (p,)))
+        for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
                 hook(table)
@@ -72,28 +84,75 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
+    def _options(self, state: TabulaState, player: str) -> Options:
+        """What the player may do this phase besides nominating (see ``_option_table``)."""
+        memo = state.phase_memo()
+        table: dict[str, Options] | None = memo.get("options")
+        if table is None:
+            table = memo["options"] = self._option_table(state)
+        return table[player]
+
+    def _option_table(self, state: TabulaState) -> dict[str, Options]:
+        """Every player's phase-stable choices, derived once per phase: each choice in order,
+        and for ``apply`` the usable power by verb with its targets. Most players hold no
+        power; they share one entry (a ballot vote, or nothing)."""
+        extra = extra_holders(state)
+        powered: frozenset[str] | None = state.game_memo().get("powered")
+        if powered is None:
+            powered = state.game_memo()["powered"] = frozenset(
+                p for p in state.players if CHARACTERS[state.roles[p]].powers)
+        nothing: Options = ((), {})
+        table: dict[str, Options] = dict.fromkeys(state.players, nothing)
+        voters: frozenset[str] = frozenset()
+        if state.phase is Phase.BALLOT:
+            voters = frozenset(day.ballot_voters(state))
+            plain_vote: Options = (((Verb.VOTE, state.suspects),), {})
+            for player in voters:
+                table[player] = plain_vote
+        for player in powered.union(extra) if extra else powered:
+            out: list[tuple[Verb, tuple[str | None, ...]]] = [(Verb.VOTE, state.suspects)] if player in voters else []
+            by_verb: dict[Verb, tuple[Power, frozenset[str | None]]] = {}
+            for power in powers_of(state, player):
+                if power.usable(state, player):
+                    targets: tuple[str | None, ...] = (
+                        (None,) if power.no_target else tuple(power.targets(state, player)))
+                    if targets:
+                        out.append((power.verb, targets))
+                    by_verb.setdefault(power.verb, (power, frozenset(targets)))
+            table[player] = (tuple(out), by_verb)
+        return table
+
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
-        if state.phase is Phase.OVER or player not in state.roles:
+        phase = state.phase
+        if phase is Phase.OVER or player not in state.roles:
             return []
-        out: list[tuple[Verb, tuple[str | None, ...]]] = []
-        if state.phase is Phase.NOMINATIONS:
-            if player not in state.voted():
-                out.append((Verb.VOTE, day.nomination_targets(state)))
-        elif state.phase is Phase.BALLOT and player not in state.suspects and day.speaks_as_living(state, player):
-            out.append((Verb.VOTE, state.suspects))
-        for power in powers_of(state, player):
-            if power.usable(state, player):
-                targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
-                if targets:
-                    out.append((power.verb, targets))
-        return out
+        memo = state.__dict__.get("_phase") or state.phase_memo()
+        table: dict[str, Options] | None = memo.get("options")
+        if table is None:
+            table = memo["options"] = self._option_table(state)
+        fixed = table[player][0]
+        if phase is Phase.NOMINATIONS and player not in state.voted():
+            living = memo.get("living") or state.living()
+            return [(Verb.VOTE, living), *fixed] if fixed else [(Verb.VOTE, living)]
+        return list(fixed)
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
     def actors(self, state: TabulaState) -> tuple[str, ...]:
-        return tuple(p for p in state.players if self.legal_actions(state, p))
+        if state.phase is Phase.OVER:
+            return ()
+        memo = state.phase_memo()
+        fixed: tuple[str, ...] | None = memo.get("actors")
+        if fixed is None:
+            self._options(state, state.players[0])
+            table: dict[str, Options] = memo["options"]
+            fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
+        if state.phase is not Phase.NOMINATIONS:
+            return fixed
+        voted = state.voted()
+        return tuple(p for p in state.players if p not in voted or p in fixed)
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
@@ -107,13 +166,17 @@ class TabulaRules:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
         if action.verb is Verb.VOTE and state.phase in (Phase.NOMINATIONS, Phase.BALLOT):
             return day.vote(state, action)
-        power = self._power_for(state, action)
+        found = self._options(state, actor)[1].get(action.verb)
+        if found is None:  # no usable power of that verb: _power_for says why not
+            power = self._power_for(state, action)
+            found = power, frozenset(power.targets(state, actor))
+        power, allowed = found
         target = action.target
         if power.no_target:
             target = None
         elif target is None:
             raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
-        elif target not in set(power.targets(state, actor)):
+        elif target not in allowed:
             if power.target_hint is not None:
                 raise IllegalAction("target.not_allowed", power.target_hint, target=target)
             raise self._bad_target(state, actor, target)
@@ -123,20 +186,31 @@ class TabulaRules:
         choices = dict(state.choices)
         changed = slot in choices
         choices[slot] = (action.verb, target)
-        new = state.evolve(choices=choices)
+        new = state.in_phase("choices", choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
         return new, [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
 
     def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
+        """Who sees a choice (the same all phase long)."""
+        memo = state.phase_memo()
+        seen: dict[str, tuple[str | None, tuple[str, ...]]] | None = memo.get("audience")
+        if seen is None:
+            seen = memo["audience"] = {}
+        key = actor + " " + slot
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = self._audience_of(state, actor, power, slot)
+        return found
+
+    def _audience_of(self, state: TabulaState, actor: str, power: Power,
+                     slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
-            from .character import pack
-
             return "werewolves", pack(state)
         if "{actor}" in power.slot:
             return None, (actor,)
-        sharers = tuple(p for p in state.living() if any(pw.slot == slot for pw in powers_of(state, p)))
+        sharers = slot_holders(state, slot)
         return (slot, sharers) if len(sharers) > 1 else (None, (actor,))
 
     def _power_for(self, state: TabulaState, action: Action) -> Power:
@@ -181,19 +255,24 @@ class TabulaRules:
 
     def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
         s = table.start
-        state = table.freeze()
+        # The next phase's state at once (the end check reads only who lives and the cards).
+        if nxt is Phase.NOMINATIONS:
+            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
+        else:
+            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
+                                 ballots={}, suspects=())
         events = table.events
         outcome = end.check(state)
         if outcome is not None:
-            done, more = end.finish(state.evolve(phase_no=s.phase_no + 1), outcome)
+            # No next phase: the game ends with this phase's day, votes and suspects as they were.
+            ended = state.evolve(phase=s.phase, day=s.day, night=s.night, choices=s.choices, votes=s.votes,
+                                 ballots=s.ballots, suspects=s.suspects)
+            done, more = end.finish(ended, outcome)
             return done, events + more
         if nxt is Phase.NOMINATIONS:
-            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
             events.append(Event("phase.nominations", {"day": s.day + 1}))
         else:
-            state = state.evolve(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
             events.append(Event("phase.night", {"night": s.night + 1}))
         return state, events
 

@@ -13,6 +13,13 @@ from typing import Any
 
 from ..types import Outcome, Phase, Role, RuleSet, Verb
 
+_new = object.__new__
+_set = object.__setattr__  # the dataclass is frozen: a new state's fields are set once, here
+
+#: The fields that change within a phase (votes, choices, what a player is told); everything
+#: else changes only when a phase closes, or through a standing order that also sets ``marks``.
+IN_PHASE = frozenset({"choices", "votes", "ballots", "knowledge"})
+
 #: A night or day choice: (verb, target or None), keyed by the power's slot.
 Choice = tuple[Verb, str | None]
 #: One thing a player was told privately (a JSON object with at least a ``key``).
@@ -54,12 +61,33 @@ class TabulaState:
 
     # -- helpers -------------------------------------------------------------------------------
     def evolve(self, **changes: Any) -> TabulaState:
-        """A copy with some fields changed (faster than dataclasses.replace)."""
-        new = object.__new__(TabulaState)
-        d = new.__dict__
-        d.update(self.__dict__)
+        """A copy with some fields changed (faster than dataclasses.replace).
+
+        Derived values go with it only as far as they still hold: ``_cache`` (derived from
+        anything) never, ``_phase`` (derived from everything but the in-phase fields) when
+        only in-phase fields change, as they do for every vote and choice of a phase."""
+        d = self.__dict__.copy()
         d.update(changes)
-        d.pop("_cache", None)  # derived values belong to the state they were derived from
+        d.pop("_cache", None)
+        if "_phase" in d and not changes.keys() <= IN_PHASE:
+            del d["_phase"]
+            if "players" in changes or "roles" in changes:
+                d.pop("_game", None)
+        new = _new(TabulaState)
+        _set(new, "__dict__", d)
+        return new
+
+    def in_phase(self, name: str, value: Any, cache: dict[str, Any] | None = None) -> TabulaState:
+        """``evolve`` of one ``IN_PHASE`` field (a vote, a choice), the phase's derived values
+        kept, with values derived incrementally for the new state (``cache``)."""
+        d = self.__dict__.copy()
+        d[name] = value
+        if cache is None:
+            d.pop("_cache", None)
+        else:
+            d["_cache"] = cache
+        new = _new(TabulaState)
+        _set(new, "__dict__", d)
         return new
 
     def cached(self, name: str, compute: Any) -> Any:
@@ -70,6 +98,40 @@ class TabulaState:
         if name not in cache:
             cache[name] = compute(self)
         return cache[name]
+
+    def phase_memo(self) -> dict[str, Any]:
+        """Values derived from the fields that stay put within a phase (not ``IN_PHASE``),
+        shared by the states of one phase. Whoever fills it derives only from those fields."""
+        memo: dict[str, Any] | None = self.__dict__.get("_phase")
+        if memo is None:
+            memo = self.__dict__["_phase"] = {}
+        return memo
+
+    def game_memo(self) -> dict[str, Any]:
+        """Values derived from the seating and the cards alone, which never change in a game."""
+        memo: dict[str, Any] | None = self.__dict__.get("_game")
+        if memo is None:
+            memo = self.__dict__["_game"] = {}
+        return memo
+
+    def seat(self) -> dict[str, int]:
+        """Each player's place at the table (to put a few players back in seating order)."""
+        memo = self.game_memo()
+        seat: dict[str, int] | None = memo.get("seat")
+        if seat is None:
+            seat = memo["seat"] = {p: i for i, p in enumerate(self.players)}
+        return seat
+
+    def dealt(self, role: Role) -> tuple[str, ...]:
+        """The players dealt this card, dead or alive, in seating order."""
+        memo = self.game_memo()
+        by_role: dict[Role, tuple[str, ...]] | None = memo.get("dealt")
+        if by_role is None:
+            found: dict[Role, list[str]] = {}
+            for p in self.players:
+                found.setdefault(self.roles[p], []).append(p)
+            by_role = memo["dealt"] = {r: tuple(ps) for r, ps in found.items()}
+        return by_role.get(role, ())
 
     def mark(self, key: str, default: Any = None) -> Any:
         return self.marks.get(key, default)
@@ -87,12 +149,23 @@ class TabulaState:
         return player in self.alive
 
     def living(self) -> tuple[str, ...]:
-        """Living players in seating order (cached: it is asked for all the time)."""
-        living: tuple[str, ...] = self.cached("living", lambda s: tuple(p for p in s.players if p in s.alive))
+        """Living players in seating order (kept for the phase: it is asked for all the time)."""
+        memo = self.__dict__.get("_phase")
+        if memo is None:
+            memo = self.phase_memo()
+        living: tuple[str, ...] | None = memo.get("living")
+        if living is None:
+            alive = self.alive
+            living = memo["living"] = tuple(p for p in self.players if p in alive)
         return living
 
     def voted(self) -> frozenset[str]:
-        """Who has cast a nomination today."""
+        """Who has cast a nomination today (passed on from vote to vote)."""
+        cache = self.__dict__.get("_cache")
+        if cache is not None:
+            found: frozenset[str] | None = cache.get("voted")
+            if found is not None:
+                return found
         voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
         return voted
 

@@ -16,6 +16,11 @@ from ..types import Event, Role
 from . import character as ch
 from .state import Fact, TabulaState, frozen
 
+#: Values a fact keeps as they are (``frozen`` would return them unchanged).
+PLAIN = frozenset({str, int, bool, float, type(None)})
+#: Values of ``marks`` kept as they are: plain ones, and tuples (of names, built by the steps).
+FLAT = PLAIN | {tuple}
+
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
 """Things that absorb a kill of any cause: (table, player, cause) -> True if absorbed. A variant
@@ -46,6 +51,7 @@ class Table:
         self.scratch: dict[str, Any] = {}
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
+        self._by_prefix: dict[str, list[tuple[str, str | None]]] | None = None
         self._purpose = purpose
 
     # -- chance -----------------------------------------------------------------------------------
@@ -67,29 +73,45 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        out = []
-        for p in self.start.players:
-            c = self.start.choices.get(prefix + p)
-            if c is not None:
-                out.append((p, c[1]))
-        return out
+        index = self._by_prefix
+        if index is None:
+            index = self._by_prefix = {}
+            for slot, c in self.start.choices.items():
+                cut = slot.find(":") + 1
+                if cut:
+                    index.setdefault(slot[:cut], []).append((slot[cut:], c[1]))
+            seat = self.start.seat()
+            for found in index.values():
+                if len(found) > 1:
+                    found.sort(key=lambda pc: seat[pc[0]])
+        return list(index.get(prefix, ()))
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
 
     def holders(self, role: Role, living: bool = True) -> list[str]:
-        return [p for p in self.start.players if self.start.roles[p] is role and (not living or p in self.alive)]
+        dealt = self.start.dealt(role)
+        return [p for p in dealt if p in self.alive] if living else list(dealt)
 
     # -- telling ----------------------------------------------------------------------------------
     def tell(self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None,
              **data: Any) -> None:
         """A private fact: remembered in each reader's knowledge and sent to them."""
-        to = (players,) if isinstance(players, str) else tuple(players)
+        to = (players,) if type(players) is str else tuple(players)
         if not to:
             return
-        fact = frozen({"key": key, **data})
+        fact: Fact = {"key": key, **data}
+        for v in data.values():
+            if type(v) not in PLAIN:
+                fact = frozen(fact)
+                break
+        knowledge = self.knowledge
         for p in to:
-            self.knowledge.setdefault(p, []).append(fact)
+            told = knowledge.get(p)
+            if told is None:
+                knowledge[p] = [fact]
+            else:
+                told.append(fact)
         self.events.append(Event(key, data, to, channel))
 
     def announce(self, key: str, **data: Any) -> None:
@@ -100,8 +122,9 @@ class Table:
         """Kill a living player; his character's death hook may change what happens."""
         if player not in self.alive or player in self.immune:
             return False
-        if any(absorb(self, player, cause) for absorb in SHIELDS):
-            return False
+        for absorb in SHIELDS:
+            if absorb(self, player, cause):
+                return False
         self.alive.discard(player)
         self.dead.append(player)
         self.died_now.append((player, cause))
@@ -127,6 +150,15 @@ class Table:
         self.died_now = [(p, c) for p, c in self.died_now if p != player]
 
     # -- back to a value --------------------------------------------------------------------------
+    def _frozen_marks(self) -> dict[str, Any]:
+        """``frozen(self.marks)``, reusing what the close left as it was (steps replace a mark,
+        never change one in place) and the flat values (names, tuples of names)."""
+        before = self.start.marks
+        out: dict[str, Any] = {}
+        for k, v in self.marks.items():
+            out[k] = v if v is before.get(k) or type(v) in FLAT else frozen(v)
+        return out
+
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
         if self.knowledge:
@@ -138,7 +170,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=frozen(self.marks),
+            marks=self._frozen_marks(),
             knowledge=knowledge,
             **changes,
         )

@@ -31,8 +31,11 @@ def darius_looks(table: Table) -> None:
 
 @end.override
 def darius_alone(state: TabulaState, team: Team, reason: str) -> tuple[Team, str, tuple[str, ...]] | None:
+    dealt = holders(state, Role.DARIUS)
+    if not dealt:
+        return None
     living = end.counted_living(state)
-    for d in holders(state, Role.DARIUS):
+    for d in dealt:
         if d in living and len(living) <= 2:
             return Team.DARIUS, "end.darius_alone", (d,)
     return None

@@ -43,8 +43,9 @@ PASS = Power(Verb.SKULL, "skull_pass:{actor}", phases=frozenset({Phase.NOMINATIO
 
 
 @extra_powers
-def skull_holder(state: TabulaState, player: str) -> Iterable[Power]:
-    return (PASS,) if _holds_skull(state, player) else ()
+def skull_holder(state: TabulaState) -> Iterable[tuple[str, Iterable[Power]]]:
+    holder = state.marks.get(TOKEN)
+    return [(holder, (PASS,))] if holder is not None else []
 
 
 def _killed(table: Table, who: str, cause: str) -> None:

@@ -40,11 +40,9 @@ COPYABLE = (Role.SEER, Role.FORTUNE_TELLER)
 
 
 @extra_powers
-def copied_powers(state: TabulaState, player: str) -> Iterable[Power]:
-    role = became(state, player)
-    if role is None:
-        return ()
-    return CHARACTERS[role].powers
+def copied_powers(state: TabulaState) -> Iterable[tuple[str, Iterable[Power]]]:
+    """A Mythomaniac who became someone holds that character's powers."""
+    return [(p, CHARACTERS[Role(r)].powers) for p, r in state.marks.get("became", {}).items() if p in state.roles]
 
 
 @night_step(80, "mythomaniac")

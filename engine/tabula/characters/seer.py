@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...types import Role, RuleSet, Team, Verb
 from ..auras import sight
-from ..character import Character, Power, card, night_step, powers_of, reads_as_were, register
+from ..character import Character, Power, card, night_step, reads_as_were, register, slot_holders
 from ..table import Table
 
 ORDER = 30
@@ -20,8 +20,7 @@ SEER = register(Character(Role.SEER, Team.HUMANS, powers=(LOOK,), channel="seer"
 
 def sharers(table: Table, slot: str) -> list[str]:
     """Living players (at the night's start) who hold the power with this slot."""
-    s = table.start
-    return [p for p in s.players if p in s.alive and any(pw.slot == slot for pw in powers_of(s, p))]
+    return list(slot_holders(table.start, slot))
 
 
 def look(table: Table, slot: str, key: str) -> None:

@@ -18,5 +18,7 @@ def werecow_sees_hands(table: Table) -> None:
     if s.night != 1:
         return
     cows = table.holders(Role.WERECOW)
+    if not cows:
+        return
     hands = [p for p in s.living() if is_wolf(s, p) or s.roles[p] is Role.MYTHOMANIAC]
     table.tell(cows, "werecow.hands", hands=hands)

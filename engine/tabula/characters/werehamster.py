@@ -23,5 +23,5 @@ WEREHAMSTER = register(
 @end.override
 def alone(state: TabulaState, team: Team, reason: str) -> tuple[Team, str, tuple[str, ...]] | None:
     """A living Werehamster takes the game from whichever side has just won."""
-    living = tuple(p for p in state.living() if state.roles[p] is Role.WEREHAMSTER)
+    living = tuple(p for p in state.dealt(Role.WEREHAMSTER) if p in state.alive)
     return (Team.WEREHAMSTER, "end.werehamster_alive", living) if living else None

@@ -9,11 +9,10 @@ pack's choice by setting ``table.scratch['pack_victim']`` before this step (Lara
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 from ...types import Role, RuleSet, Team, Verb
-from ..character import Character, Power, night_step, pack, register, wolves
+from ..character import Character, Power, card, night_step, pack, register, wolves
 from ..state import TabulaState
 from ..table import Table
 
@@ -27,6 +26,12 @@ def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
     if state.rules is RuleSet.AURA:
         return state.living()
     members = wolves(state)
+    if actor in members:  # the same prey for the whole pack, derived once a phase
+        memo = state.phase_memo()
+        prey: tuple[str, ...] | None = memo.get("prey")
+        if prey is None:
+            prey = memo["prey"] = tuple(p for p in state.living() if p not in members)
+        return prey
     return (p for p in state.living() if p != actor and p not in members)
 
 
@@ -59,7 +64,9 @@ def pack_victim(table: Table) -> str | None:
     named = [t for actor, t in table.choices_with_prefix("pack:") if actor in start.alive and t is not None]
     if not named:
         return None
-    counts = Counter(named)
+    counts: dict[str, int] = {}
+    for t in named:
+        counts[t] = counts.get(t, 0) + 1
     top = max(counts.values())
     tied = sorted(t for t, n in counts.items() if n == top)
     if len(tied) == 1:
@@ -72,8 +79,6 @@ def slaughter(table: Table) -> None:
     victim = table.scratch.get("pack_victim") or pack_victim(table)
     if victim is None or victim not in table.alive:
         return
-    from ..character import card  # late: the victim's card decides
-
     if victim in table.protected or victim in table.immune or card(table.start, victim).wolf_proof:
         return
     table.kill(victim, "werewolves")
