@@ -5,17 +5,25 @@ records how each went. It never waits on a platform: a chat the limiter or the p
 is set aside (in memory for a fraction of a second, else in the database with ``not_before``) while
 other chats go on.
 
-A row's life: ``pending`` -> (claim) ``sending`` -> ``sent`` | back to ``pending`` later | ``failed``.
+A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`` | back to
+``pending`` later | ``failed``.
 
-- Claim: ``pending`` and due, or ``sending`` whose lease has run out (``not_before`` doubles as the
-  lease's end while a row is ``sending``, and ``sent_at`` holds when the send began by the wall
-  clock, so that a jump of the game's clock never makes a send in flight look abandoned).
-  ``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
-  workers claiming at once take different rows; SQLite has one writer at a time anyway. The claim
-  bumps ``attempts``, and every later write is a compare-and-set on (status, attempts): a worker
-  whose lease ran out cannot overwrite what the next one did.
+- Claim: ``pending`` and due by the game's clock, or ``sending`` whose lease has run out by the wall
+  clock. ``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so workers claiming at once take
+  different rows; SQLite has one writer at a time anyway. The claim bumps ``attempts`` and reserves
+  the row until ``not_before`` (by the wall clock: a lease is real time, whatever the game's clock
+  says; the sandbox and the tests move that one), with ``sent_at`` empty. A reservation lasts the
+  pass's budget and a margin (no send begins after half that margin), so what a crashed worker had
+  reserved is free again within seconds. Every later write is a compare-and-set on (status,
+  attempts): a worker whose lease ran out cannot overwrite what the next one did.
+- Begin: right before the platform is called, the rows of that send are marked in flight
+  (``sent_at`` = the wall clock, held for the whole lease, longer than a send can take), again as a
+  compare-and-set: a reservation that ran out and was taken over by another worker is skipped,
+  never sent twice. A row is in flight only for one HTTP call, so after a crash only those few rows
+  can have reached the player; the rest of what the dead worker had reserved is claimed again when
+  its reservation ends, as if never touched.
 - Exactly once, and where it cannot be: Telegram and Twilio keep no client key, so a worker that
-  dies after the platform accepted a text but before ``sent`` was written leaves a row in ``sending``
+  dies after the platform accepted a text but before ``sent`` was written leaves a row in flight
   that is sent again when its lease ends. That second send is the only one: a row found abandoned a
   second time is marked ``failed`` (``last_error`` says why) rather than risk a third copy. So: at
   most one extra copy, and only after a crash in that window; ``dedup_key`` in the logs and in
@@ -51,6 +59,7 @@ from service.models import Identity, Outbox, utcnow
 log = structlog.get_logger(__name__)
 ABANDONED = "abandoned while sending"
 SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
+RESERVE_MARGIN = 10.0  # seconds a reservation outlasts the budget of the pass that made it
 
 
 @dataclass
@@ -95,15 +104,18 @@ def _keyboard(raw: Any) -> Keyboard | None:
 
 
 def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[int] | None = None,
-          limit: int = 200, lease: float = 120) -> list[Row]:
-    """Take due rows for sending (see the module docstring), oldest first."""
+          limit: int = 200, lease: float = 60) -> list[Row]:
+    """Reserve due rows for sending (see the module docstring), oldest first."""
+    wall = utcnow()
     earlier = aliased(Outbox)
     blocked_behind = exists().where(
         col(earlier.identity_id) == col(Outbox.identity_id), col(earlier.id) < col(Outbox.id),
-        col(earlier.status).in_(("pending", "sending")), col(earlier.not_before) > now)
+        or_(and_(col(earlier.status) == "pending", col(earlier.not_before) > now),
+            and_(col(earlier.status) == "sending", col(earlier.not_before) > wall)))
+    due = or_(and_(col(Outbox.status) == "pending", col(Outbox.not_before) <= now),
+              and_(col(Outbox.status) == "sending", col(Outbox.not_before) <= wall))
     stmt = (select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-            .where(col(Outbox.status).in_(("pending", "sending")), col(Outbox.not_before) <= now,
-                   col(Outbox.channel).in_(list(channels)), ~blocked_behind)
+            .where(due, col(Outbox.channel).in_(list(channels)), ~blocked_behind)
             .order_by(col(Outbox.id)).limit(limit))
     if ids is not None:
         stmt = stmt.where(col(Outbox.id).in_(list(ids)))
@@ -111,37 +123,47 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
     with transaction(db) as s:
         if not is_sqlite(str(db.url)):
             stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
-        wall = utcnow()
         for row, person in s.exec(stmt).all():
             assert row.id is not None
-            if row.status == "sending" and row.sent_at is not None and _naive(row.sent_at) > _naive(
-                    wall - timedelta(seconds=lease)):
-                continue  # still in flight by the wall clock: game time may jump (tests, the sandbox)
-            if row.status == "sending":
+            if row.status == "sending" and row.sent_at is not None:  # it was in flight when its worker died
                 if (row.last_error or "").startswith(ABANDONED):
                     row.status, row.last_error = "failed", f"{ABANDONED} twice: not sent a third time"
                     s.add(row)
+                    log.warning("outbox.abandoned_twice", id=row.id, key=row.dedup_key)
                     continue
                 row.last_error = f"{ABANDONED} (attempt {row.attempts}): sent once more"
                 log.warning("outbox.abandoned", id=row.id, key=row.dedup_key)
+            # (A row only reserved by a worker that died or ran out of time was never sent: it is
+            # simply taken again.)
             if person.opted_out or person.unreachable:
                 row.status, row.last_error = "failed", "recipient unreachable"
                 s.add(row)
                 continue
             row.status, row.attempts = "sending", row.attempts + 1
-            row.not_before = now + timedelta(seconds=lease)
-            # While a row is sending, sent_at says when the send began by the wall clock: a lease is
-            # real time, whatever the game's clock says (the sandbox and the tests move that one).
-            row.sent_at = wall
+            row.not_before, row.sent_at = wall + timedelta(seconds=lease), None
             s.add(row)
             out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
                            _keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id))
+    if out:
+        log.debug("outbox.claimed", rows=[(r.id, r.token) for r in out])
     return out
 
 
-def _naive(when: datetime) -> datetime:
-    """Compare times whether the database kept their zone (PostgreSQL) or not (SQLite)."""
-    return when.replace(tzinfo=None) if when.tzinfo is not None else when
+def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
+    """Mark reserved rows in flight, right before their send; returns the ids still ours (a row
+    whose reservation ran out and that another worker claimed is not ours to send any more)."""
+    wall = utcnow()
+    mine: set[int] = set()
+    with transaction(db) as s:
+        for r in rows:
+            hit = s.execute(update(Outbox).where(
+                col(Outbox.id) == r.id, col(Outbox.status) == "sending", col(Outbox.attempts) == r.token,
+                col(Outbox.sent_at).is_(None)).values(sent_at=wall, not_before=wall + timedelta(seconds=lease)))
+            if hit.rowcount:  # type: ignore[attr-defined]
+                mine.add(r.id)
+    if len(mine) < len(rows):
+        log.info("outbox.overtaken", ids=sorted(r.id for r in rows if r.id not in mine))
+    return mine
 
 
 def _settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
@@ -191,35 +213,56 @@ class _Chat:
     ready_at: float = 0.0
 
 
+@dataclass
+class _Run:
+    """What one ``deliver`` call works with."""
+
+    db: Engine
+    senders: Mapping[str, Sender]
+    limiter: Limiter
+    clock: Callable[[], datetime]
+    lease: float
+    until: float
+    max_attempts: int
+    on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None
+    report: Report = field(default_factory=Report)
+    inflight: set[int] = field(default_factory=set)  # begun and not yet settled
+
+
 def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             clock: Callable[[], datetime] = utcnow, ids: Sequence[int] | None = None,
-            budget: float = 10.0, limit: int = 200, lease: float = 120, max_attempts: int = 8,
+            budget: float = 10.0, limit: int = 200, lease: float = 60, max_attempts: int = 8,
             on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None) -> Report:
     """Send what is due (only ``ids`` if given) for up to ``budget`` seconds; see the module docstring."""
-    report = Report()
     started = time.monotonic()
+    run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable)
     while True:
-        rows = claim(db, clock(), list(senders), ids=ids, limit=limit, lease=lease)
+        now = clock()
+        # Reserved for what is left of the budget (no send begins after it) and a margin; a send
+        # once begun holds its row for the whole lease.
+        reserve = max(0.0, run.until - time.monotonic()) + RESERVE_MARGIN
+        rows = claim(db, now, list(senders), ids=ids, limit=limit, lease=min(lease, reserve))
         if not rows:
             break
         chats: dict[tuple[int, str], _Chat] = {}
         for r in rows:
             chats.setdefault((r.identity_id, r.address), _Chat([])).rows.append(r)
         try:
-            _send_chats(db, senders, limiter, list(chats.values()), clock, started + budget, report,
-                        max_attempts, on_unreachable)
+            _send_chats(run, list(chats.values()))
         except BaseException as e:
-            # Hand back what this run claimed and did not settle (the compare-and-set leaves the
-            # settled ones alone), rather than leave it to look abandoned when the lease ends.
-            _release(db, rows, clock(), f"released after {type(e).__name__}: {e}")
+            # Hand back what this run reserved and did not send (the compare-and-set leaves the
+            # settled ones alone). A row in flight stays so: it may have reached the player, and
+            # its lease decides. (Due as of the claim: the clock itself may be what failed.)
+            _release(db, [r for r in rows if r.id not in run.inflight], now,
+                     f"released after {type(e).__name__}: {e}")
             raise
         # Another pass only when this one was full (more may be due): a pass that ends with chats
         # held back leaves them to the task's short countdown, instead of spinning on them here.
         if ids is not None or len(rows) < limit or time.monotonic() - started >= budget:
             break
     if ids is not None:
-        _left_behind(db, ids, clock(), report)
-    return report
+        _left_behind(db, ids, clock(), run.report)
+    return run.report
 
 
 def _left_behind(db: Engine, ids: Sequence[int], now: datetime, report: Report) -> None:
@@ -241,29 +284,34 @@ def _batches(chat: _Chat) -> list[tuple[str, Keyboard | None, list[Row]]]:
     return [(r.text, r.buttons, [r]) for r in chat.rows]
 
 
-def _send_chats(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, chats: list[_Chat],
-                clock: Callable[[], datetime], until: float, report: Report, max_attempts: int,
-                on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None) -> None:
+def _send_chats(run: _Run, chats: list[_Chat]) -> None:
     queue = [(c, _batches(c)) for c in chats]
     while queue:
         queue.sort(key=lambda q: q[0].ready_at)
         chat, batches = queue[0]
         mono = time.monotonic()
+        if mono > run.until + RESERVE_MARGIN / 2:
+            break  # well past the budget: what is left goes back before its reservation lapses
         if chat.ready_at > mono:
-            if chat.ready_at - mono > SHORT_WAIT or chat.ready_at > until:
-                break  # nothing can go now: what is left goes back to the database below
+            if chat.ready_at - mono > SHORT_WAIT or chat.ready_at > run.until:
+                break  # nothing can go now
             time.sleep(chat.ready_at - mono)
         text, buttons, rows = batches[0]
         first = rows[0]
         kind = chat_kind(first.channel, first.address)
-        sender = senders[first.channel]
-        wait = limiter.try_acquire(first.channel, kind, first.address, sender.cost(text))
+        sender = run.senders[first.channel]
+        wait = run.limiter.try_acquire(first.channel, kind, first.address, sender.cost(text))
         if wait:
             chat.ready_at = time.monotonic() + wait
             continue
+        mine = begin(run.db, rows, run.lease)
+        if len(mine) < len(rows):  # another worker took these over: its to send now, not ours
+            queue.pop(0)
+            continue
+        run.inflight |= mine
         result = sender.send(first.address, text, buttons=buttons, dedup_key=first.dedup_key)
-        done = _record(db, limiter, result, rows, [r for _, _, rs in batches[1:] for r in rs], kind, clock,
-                       report, max_attempts, on_unreachable)
+        done = _record(run, result, rows, [r for _, _, rs in batches[1:] for r in rs], kind)
+        run.inflight -= mine
         if done:
             batches.pop(0)
             if not batches:
@@ -273,15 +321,13 @@ def _send_chats(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, cha
     for chat, batches in queue:  # held back longer than SHORT_WAIT: the database keeps them
         seconds = max(0.0, chat.ready_at - time.monotonic())
         rest = [r for _, _, rs in batches for r in rs]
-        _release(db, rest, clock() + timedelta(seconds=seconds))
-        report.deferred.update({r.id: seconds for r in rest})
+        _release(run.db, rest, run.clock() + timedelta(seconds=seconds))
+        run.report.deferred.update({r.id: seconds for r in rest})
 
 
-def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], behind: list[Row], kind: str,
-            clock: Callable[[], datetime], report: Report, max_attempts: int,
-            on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None) -> bool:
+def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], kind: str) -> bool:
     """Store one send's outcome; True if the chat may go on with its next batch."""
-    first, now = rows[0], clock()
+    db, report, first, now = run.db, run.report, rows[0], run.clock()
     if result.status is SendStatus.SENT:
         _settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
         if result.new_address:
@@ -291,12 +337,12 @@ def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], b
         return True
     if result.status is SendStatus.RETRY_AFTER:
         seconds = result.retry_after or 1.0
-        limiter.penalize(first.channel, kind, first.address, seconds)
+        run.limiter.penalize(first.channel, kind, first.address, seconds)
         _release(db, rows + behind, now + timedelta(seconds=seconds), f"retry after {seconds}s")
         report.deferred.update({r.id: seconds for r in rows + behind})
         return False
     if result.status is SendStatus.TRANSIENT:
-        if first.token >= max_attempts:
+        if first.token >= run.max_attempts:
             _settle(db, rows, status="failed", last_error=(result.error or "transient")[:2000])
             report.failed += len(rows)
             _release(db, behind, now)
@@ -315,8 +361,8 @@ def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], b
     report.failed += len(rows) + len(behind)
     report.unreachable.append((first.identity_id, reason.value, games))
     log.info("outbox.unreachable", identity=first.identity_id, reason=reason.value)
-    if on_unreachable is not None:
-        on_unreachable(first.identity_id, reason, games)
+    if run.on_unreachable is not None:
+        run.on_unreachable(first.identity_id, reason, games)
     return False
 
 
