@@ -10,7 +10,7 @@ from service.delivery.senders import PermanentReason
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
-from worker.sweeps import close_due
+from worker.sweeps import enqueue_due
 
 MAX_COUNTDOWN = 30.0
 DISPATCH_BUDGET = 5.0  # seconds of sending per task run
@@ -23,7 +23,8 @@ def close_phase(game_id: int, phase_no: int) -> bool:
 
 @app.task(name="lupus.sweep_deadlines")
 def sweep_deadlines() -> int:
-    return close_due(runtime.service(), budget=float(runtime.settings().SWEEP_SECONDS))
+    # Fans the closes out to every worker process (see worker.sweeps).
+    return enqueue_due(runtime.service(), runtime.marks(), lambda g, n: close_phase.apply_async(args=[g, n]))
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
