@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine, and_, exists, or_, update
+from sqlalchemy import Engine, and_, exists, or_, tuple_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -60,6 +61,7 @@ log = structlog.get_logger(__name__)
 ABANDONED = "abandoned while sending"
 SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
 RESERVE_MARGIN = 10.0  # seconds a reservation outlasts the budget of the pass that made it
+CONCURRENCY = 8  # sends in flight at once per process (the Telegram sender's pool has 8 connections)
 
 
 @dataclass
@@ -152,40 +154,44 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
 def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
     """Mark reserved rows in flight, right before their send; returns the ids still ours (a row
     whose reservation ran out and that another worker claimed is not ours to send any more)."""
+    if not rows:
+        return set()
     wall = utcnow()
-    mine: set[int] = set()
     with transaction(db) as s:
-        for r in rows:
-            hit = s.execute(update(Outbox).where(
-                col(Outbox.id) == r.id, col(Outbox.status) == "sending", col(Outbox.attempts) == r.token,
-                col(Outbox.sent_at).is_(None)).values(sent_at=wall, not_before=wall + timedelta(seconds=lease)))
-            if hit.rowcount:  # type: ignore[attr-defined]
-                mine.add(r.id)
+        result = s.execute(update(Outbox).where(
+            _ours(rows), col(Outbox.sent_at).is_(None)).values(
+            sent_at=wall, not_before=wall + timedelta(seconds=lease)).returning(col(Outbox.id)))
+        mine = {int(i) for i in result.scalars()}
     if len(mine) < len(rows):
         log.info("outbox.overtaken", ids=sorted(r.id for r in rows if r.id not in mine))
     return mine
 
 
+def _ours(rows: Sequence[Row]) -> Any:
+    """Rows still as this worker's claim left them: the compare-and-set on (status, attempts)."""
+    return and_(col(Outbox.status) == "sending",
+                tuple_(col(Outbox.id), col(Outbox.attempts)).in_([(r.id, r.token) for r in rows]))
+
+
 def _settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
     """Write the outcome of claimed rows, each only if still ours (status and attempts unchanged)."""
-    with transaction(db) as s:
-        for r in rows:
-            s.execute(update(Outbox).where(col(Outbox.id) == r.id, col(Outbox.status) == "sending",
-                                           col(Outbox.attempts) == r.token).values(**values))
+    if rows:
+        with transaction(db) as s:
+            s.execute(update(Outbox).where(_ours(rows)).values(**values))
 
 
 def _release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None = None,
              spend: bool = False) -> None:
     """Back to pending until ``when``. A deferral is not an attempt (``spend`` False gives it back)."""
+    if not rows:
+        return
+    values: dict[str, Any] = {"status": "pending", "not_before": when, "sent_at": None}
+    if not spend:
+        values["attempts"] = col(Outbox.attempts) - 1  # the compare-and-set says it is our token
+    if error is not None:
+        values["last_error"] = error[:2000]
     with transaction(db) as s:
-        for r in rows:
-            values: dict[str, Any] = {"status": "pending", "not_before": when, "sent_at": None}
-            if not spend:
-                values["attempts"] = r.token - 1
-            if error is not None:
-                values["last_error"] = error[:2000]
-            s.execute(update(Outbox).where(col(Outbox.id) == r.id, col(Outbox.status) == "sending",
-                                           col(Outbox.attempts) == r.token).values(**values))
+        s.execute(update(Outbox).where(_ours(rows)).values(**values))
 
 
 def _unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str) -> list[int]:
@@ -211,6 +217,7 @@ def _unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str
 class _Chat:
     rows: list[Row]
     ready_at: float = 0.0
+    done: bool = False  # nothing more of it in this pass (deferred, unreachable, or taken over)
 
 
 @dataclass
@@ -225,6 +232,7 @@ class _Run:
     until: float
     max_attempts: int
     on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None
+    concurrency: int = 1
     report: Report = field(default_factory=Report)
     inflight: set[int] = field(default_factory=set)  # begun and not yet settled
 
@@ -232,10 +240,13 @@ class _Run:
 def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             clock: Callable[[], datetime] = utcnow, ids: Sequence[int] | None = None,
             budget: float = 10.0, limit: int = 200, lease: float = 60, max_attempts: int = 8,
+            concurrency: int = CONCURRENCY,
             on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None) -> Report:
-    """Send what is due (only ``ids`` if given) for up to ``budget`` seconds; see the module docstring."""
+    """Send what is due (only ``ids`` if given) for up to ``budget`` seconds, up to ``concurrency``
+    sends at a time (to different chats); see the module docstring."""
     started = time.monotonic()
-    run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable)
+    run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable,
+               max(1, concurrency))
     while True:
         now = clock()
         # Reserved for what is left of the budget (no send begins after it) and a margin; a send
@@ -285,44 +296,89 @@ def _batches(chat: _Chat) -> list[tuple[str, Keyboard | None, list[Row]]]:
 
 
 def _send_chats(run: _Run, chats: list[_Chat]) -> None:
+    """Rounds of sends: in each, the next batch of up to ``concurrency`` ready chats (one each, so a
+    chat's texts stay in order) that the limiter lets through are begun in one transaction, sent at
+    once (the Telegram sender's calls share its event loop and connection pool), and the sent ones
+    settled in one transaction."""
     queue = [(c, _batches(c)) for c in chats]
-    while queue:
-        queue.sort(key=lambda q: q[0].ready_at)
-        chat, batches = queue[0]
-        mono = time.monotonic()
-        if mono > run.until + RESERVE_MARGIN / 2:
-            break  # well past the budget: what is left goes back before its reservation lapses
-        if chat.ready_at > mono:
-            if chat.ready_at - mono > SHORT_WAIT or chat.ready_at > run.until:
-                break  # nothing can go now
-            time.sleep(chat.ready_at - mono)
-        text, buttons, rows = batches[0]
-        first = rows[0]
-        kind = chat_kind(first.channel, first.address)
-        sender = run.senders[first.channel]
-        wait = run.limiter.try_acquire(first.channel, kind, first.address, sender.cost(text))
-        if wait:
-            chat.ready_at = time.monotonic() + wait
-            continue
-        mine = begin(run.db, rows, run.lease)
-        if len(mine) < len(rows):  # another worker took these over: its to send now, not ours
-            queue.pop(0)
-            continue
-        run.inflight |= mine
-        result = sender.send(first.address, text, buttons=buttons, dedup_key=first.dedup_key)
-        done = _record(run, result, rows, [r for _, _, rs in batches[1:] for r in rs], kind)
-        run.inflight -= mine
-        if done:
-            batches.pop(0)
-            if not batches:
-                queue.pop(0)
-        else:
-            queue.pop(0)
-    for chat, batches in queue:  # held back longer than SHORT_WAIT: the database keeps them
+    with ThreadPoolExecutor(run.concurrency, thread_name_prefix="lupus-send") as pool:
+        while queue:
+            mono = time.monotonic()
+            if mono > run.until + RESERVE_MARGIN / 2:
+                break  # well past the budget: what is left goes back before its reservation lapses
+            queue.sort(key=lambda q: q[0].ready_at)
+            soonest = queue[0][0].ready_at
+            if soonest > mono:
+                if soonest - mono > SHORT_WAIT or soonest > run.until:
+                    break  # nothing can go now
+                time.sleep(soonest - mono)
+            granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]] = []
+            for asked, (chat, batches) in enumerate(queue):
+                # (Asking the limiter for many chats once the bot's own limit is reached only
+                # collects refusals: a round asks for at most twice what it can send.)
+                if len(granted) == run.concurrency or asked == 2 * run.concurrency \
+                        or chat.ready_at > time.monotonic():
+                    break
+                text, _, rows = batches[0]
+                first = rows[0]
+                cost = run.senders[first.channel].cost(text)
+                wait = run.limiter.try_acquire(first.channel, chat_kind(first.channel, first.address),
+                                               first.address, cost)
+                if wait:
+                    chat.ready_at = time.monotonic() + wait
+                else:
+                    granted.append((chat, batches))
+            if granted:
+                _round(run, pool, granted)
+                queue = [(c, bs) for c, bs in queue if bs and not c.done]
+    for chat, batches in queue:  # held back: the database keeps them
         seconds = max(0.0, chat.ready_at - time.monotonic())
         rest = [r for _, _, rs in batches for r in rs]
         _release(run.db, rest, run.clock() + timedelta(seconds=seconds))
         run.report.deferred.update({r.id: seconds for r in rest})
+
+
+def _round(run: _Run, pool: ThreadPoolExecutor,
+           granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]]) -> None:
+    mine = begin(run.db, [r for _, batches in granted for r in batches[0][2]], run.lease)
+    go = []
+    for chat, batches in granted:
+        rows = batches[0][2]
+        if all(r.id in mine for r in rows):
+            go.append((chat, batches))
+            continue
+        # Another worker took some of these over (our reservation ran out): the chat is its now.
+        # What we began here was never sent, so it goes back as untouched (the compare-and-set
+        # leaves the other worker's rows alone).
+        _release(run.db, [r for _, _, rs in batches for r in rs], run.clock())
+        chat.done = True
+    run.inflight |= mine
+    futures = []
+    for _, batches in go:
+        text, buttons, rows = batches[0]
+        first = rows[0]
+        sender = run.senders[first.channel]
+        futures.append(pool.submit(sender.send, first.address, text, buttons=buttons, dedup_key=first.dedup_key))
+    results = [f.result() for f in futures]
+    sent = [batches[0][2] for (_, batches), res in zip(go, results, strict=True)
+            if res.ok and not res.new_address]
+    if sent:  # the common case, settled together
+        _settle(run.db, [r for rows in sent for r in rows], status="sent", sent_at=run.clock())
+        run.report.sent += sum(len(rows) for rows in sent)
+        run.report.messages += len(sent)
+    for (chat, batches), res in zip(go, results, strict=True):
+        rows = batches[0][2]
+        if res.ok and not res.new_address:
+            done = True
+        else:
+            first = rows[0]
+            behind = [r for _, _, rs in batches[1:] for r in rs]
+            done = _record(run, res, rows, behind, chat_kind(first.channel, first.address))
+        run.inflight -= {r.id for r in rows}
+        if done:
+            batches.pop(0)
+        else:
+            chat.done = True
 
 
 def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], kind: str) -> bool:
