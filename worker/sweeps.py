@@ -24,9 +24,9 @@ def enqueue_due(svc: Service, marks: Marks, enqueue: Callable[[int, int], object
                 limit: int = SWEEP_LIMIT, mark_seconds: float = MARK_SECONDS) -> int:
     """Enqueue a close for every due game not enqueued in the last `mark_seconds`. The query reads
     only due games (the deadline index: games not due cost nothing)."""
-    sent = 0
-    for game_id, phase_no in svc.due_games(limit=limit):
-        if marks.first(f"close:{game_id}:{phase_no}", mark_seconds):
+    due = svc.due_games(limit=limit)
+    new = marks.first([f"close:{game_id}:{phase_no}" for game_id, phase_no in due], mark_seconds)
+    for (game_id, phase_no), first in zip(due, new, strict=True):
+        if first:
             enqueue(game_id, phase_no)
-            sent += 1
-    return sent
+    return sum(new)

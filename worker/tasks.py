@@ -23,8 +23,10 @@ def close_phase(game_id: int, phase_no: int) -> bool:
 
 @app.task(name="lupus.sweep_deadlines")
 def sweep_deadlines() -> int:
-    # Fans the closes out to every worker process (see worker.sweeps).
-    return enqueue_due(runtime.service(), runtime.marks(), lambda g, n: close_phase.apply_async(args=[g, n]))
+    # Fans the closes out to every worker process (see worker.sweeps), over one broker connection.
+    with app.producer_or_acquire() as producer:
+        return enqueue_due(runtime.service(), runtime.marks(),
+                           lambda g, n: close_phase.apply_async(args=[g, n], producer=producer))
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:

@@ -36,8 +36,8 @@ def test_a_due_game_is_enqueued_once_while_marked_and_again_when_lost(lite: Tabl
 @pytest.mark.redis
 def test_redis_marks_are_shared_and_expire(redis_db: Any) -> None:
     a, b = RedisMarks(redis_db), RedisMarks(redis_db)  # two worker processes
-    assert a.first("close:1:3", 0.2)
-    assert not b.first("close:1:3", 0.2) and not a.first("close:1:3", 0.2)
-    assert b.first("close:2:3", 0.2)
+    assert a.first(["close:1:3"], 0.2) == [True]
+    assert b.first(["close:1:3", "close:2:3"], 0.2) == [False, True]
+    assert a.first(["close:1:3", "close:2:3"], 0.2) == [False, False]
     time.sleep(0.3)
-    assert b.first("close:1:3", 0.2)
+    assert b.first(["close:1:3"], 0.2) == [True]
