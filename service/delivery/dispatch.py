@@ -30,6 +30,9 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   Twilio's status callback lets an operator see it.
 - Per chat, in order: a row is not claimed while an earlier row for the same person is waiting
   (deferred or being sent), and when one row is deferred, those behind it are deferred with it.
+- At once: a pass sends in rounds, each the next batch of up to ``concurrency`` chats the limiter
+  lets through (one batch per chat, so each chat stays in order), begun in one statement, sent
+  together, and the sent rows settled in one statement.
 - A group's queued texts on Telegram go out merged into one message (20 a minute is little).
 - Outcomes: a 429 / RetryAfter penalizes the chat in the limiter and defers it; a transient error
   retries with exponential backoff until ``max_attempts``; a permanent one (blocked, STOP, error
@@ -352,7 +355,7 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
         # leaves the other worker's rows alone).
         _release(run.db, [r for _, _, rs in batches for r in rs], run.clock())
         chat.done = True
-    run.inflight |= mine
+    run.inflight |= {r.id for _, batches in go for r in batches[0][2]}
     futures = []
     for _, batches in go:
         text, buttons, rows = batches[0]
