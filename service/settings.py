@@ -59,8 +59,10 @@ class Settings(BaseSettings):
     OUTBOX_SWEEP_SECONDS: float = 15.0
     """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
     REMINDER_SWEEP_SECONDS: float = 60.0
-    DISPATCH_LEASE_SECONDS: int = 120
-    """A row claimed for sending longer than this is taken for crashed and sent once more."""
+    DISPATCH_LEASE_SECONDS: int = 60
+    """How long a worker holds an outbox row it reserved or is sending (wall clock); after that it
+    is taken for crashed. Longer than one send can take (a sender gives up after 30 s), and short
+    enough that a crash delays a chat's texts by a minute at most."""
     TELEGRAM_PER_SECOND: float = 29
     SMS_SEGMENTS_PER_SECOND: float = 1.0
     """Per sender number: a long code sends about one segment a second."""

@@ -18,6 +18,9 @@ Delivery guarantees, and why these settings:
   every sweep twice. The sweep tasks are idempotent anyway, so a brief overlap during a deploy is
   harmless, but steady state is one.
 - `rate_limit` is per worker, so it is not used: the global limiter (service.delivery.limiter) is.
+- Beat's sweeps go to their own queue, which every worker also consumes (Redis takes the queues in
+  turn): a sweep must not wait behind the hundreds of closes and dispatches the previous one
+  enqueued, or the deadlines found by the next sweep start late.
 """
 
 from __future__ import annotations
@@ -28,10 +31,13 @@ from typing import Any, ClassVar
 import structlog
 from celery import Celery, Task
 from celery.exceptions import Retry
+from kombu import Queue
 
 log = structlog.get_logger(__name__)
 
 VISIBILITY_TIMEOUT = 3600  # seconds; see the module docstring
+QUEUE, BEAT_QUEUE = "lupus", "lupus.beat"
+BEAT_TASKS = ("lupus.sweep_deadlines", "lupus.sweep_outbox", "lupus.reminders")
 TASK_MODULES: list[str] = []  # the worker's task modules, added as they are written
 
 
@@ -86,7 +92,9 @@ def make_celery(
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         broker_connection_retry_on_startup=True,
-        task_default_queue="lupus",
+        task_default_queue=QUEUE,
+        task_queues=(Queue(QUEUE, routing_key=QUEUE), Queue(BEAT_QUEUE, routing_key=BEAT_QUEUE)),
+        task_routes={name: {"queue": BEAT_QUEUE, "routing_key": BEAT_QUEUE} for name in BEAT_TASKS},
         timezone="UTC",
         enable_utc=True,
     )

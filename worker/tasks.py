@@ -11,7 +11,7 @@ from service.ghosts import refused
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
-from worker.sweeps import close_due
+from worker.sweeps import enqueue_due
 
 MAX_COUNTDOWN = 30.0
 DISPATCH_BUDGET = 5.0  # seconds of sending per task run
@@ -24,7 +24,10 @@ def close_phase(game_id: int, phase_no: int) -> bool:
 
 @app.task(name="lupus.sweep_deadlines")
 def sweep_deadlines() -> int:
-    return close_due(runtime.service(), budget=float(runtime.settings().SWEEP_SECONDS))
+    # Fans the closes out to every worker process (see worker.sweeps), over one broker connection.
+    with app.producer_or_acquire() as producer:
+        return enqueue_due(runtime.service(), runtime.marks(),
+                           lambda g, n: close_phase.apply_async(args=[g, n], producer=producer))
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlmodel import Session
 
-from service.delivery.dispatch import ABANDONED, claim, deliver
+from service.delivery.dispatch import ABANDONED, begin, claim, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
 from service.delivery.senders import PermanentReason, RecordingSender, SendResult
 from service.models import Outbox
@@ -98,34 +98,71 @@ def test_an_opted_out_number_is_marked_opted_out(lite: Table) -> None:
     assert any("bob" in text and "STOP" in text for text in sender.texts(HOST))
 
 
+def _lease_over(t: Table, outbox_id: int) -> None:
+    """The wall clock passes the row's lease (its worker died minutes ago)."""
+    with Session(t.db) as s:
+        held = s.get(Outbox, outbox_id)
+        assert held is not None and held.status == "sending"
+        held.not_before -= timedelta(minutes=5)
+        s.add(held)
+        s.commit()
+
+
+def test_rows_a_dead_worker_only_reserved_are_sent_once_with_no_note(lite: Table) -> None:
+    lite.say(HOST, "help")
+    sender = RecordingSender()
+    (reserved,) = claim(lite.db, lite.clock(), ["telegram"], lease=60)  # a worker died before sending
+    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # reserved: nobody else takes it
+    lite.advance(seconds=61)
+    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # the game's clock moved, the wall's did not
+    _lease_over(lite, reserved.id)
+    _deliver(lite, sender)
+    (row,) = lite.rows()
+    assert row.status == "sent" and len(sender.delivered) == 1
+    assert row.last_error is None  # it never went out before: no copy to warn about
+    # The dead worker's reservation is stale: were it to wake up, it could not begin the send.
+    assert begin(lite.db, [reserved]) == set()
+
+
 def test_a_send_abandoned_half_way_is_sent_once_more_and_no_more(lite: Table) -> None:
     lite.say(HOST, "help")
     sender = RecordingSender()
-    (crashed,) = claim(lite.db, lite.clock(), ["telegram"], lease=60)  # a worker died holding it
-    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # leased: nobody else takes it
+    (crashed,) = claim(lite.db, lite.clock(), ["telegram"], lease=60)
+    assert begin(lite.db, [crashed], lease=60) == {crashed.id}  # a worker died during the HTTP call
     lite.advance(seconds=61)
-    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # the game's clock moved, the wall's did not
-    with Session(lite.db) as s:  # the send began minutes ago by the wall clock too: any lease is over
-        held = s.get(Outbox, crashed.id)
-        assert held is not None and held.sent_at is not None
-        held.sent_at -= timedelta(minutes=5)
-        s.add(held)
-        s.commit()
+    assert claim(lite.db, lite.clock(), ["telegram"]) == []  # in flight, by the wall clock
+    _lease_over(lite, crashed.id)
     _deliver(lite, sender)
     (row,) = lite.rows()
     assert row.status == "sent" and len(sender.delivered) == 1
     assert (row.last_error or "").startswith(ABANDONED)  # kept: the player may have it twice
-    # A second crash of the same row: it is not sent a third time.
+    # A second crash of the same row, in flight again: it is not sent a third time.
     with Session(lite.db) as s:
         again = s.get(Outbox, crashed.id)
         assert again is not None
-        again.status, again.last_error, again.not_before = "sending", f"{ABANDONED} (attempt 1)", lite.clock()
-        again.sent_at = None
+        again.status, again.last_error, again.sent_at = "sending", f"{ABANDONED} (attempt 1)", lite.clock()
+        again.not_before = lite.clock()
         s.add(again)
         s.commit()
+    _lease_over(lite, crashed.id)
     _deliver(lite, sender)
     (row,) = lite.rows()
     assert row.status == "failed" and len(sender.delivered) == 1
+
+
+def test_a_crash_mid_pass_leaves_one_send_in_doubt_not_the_whole_claim(lite: Table) -> None:
+    lite.open()
+    sender = RecordingSender()
+    rows = claim(lite.db, lite.clock(), ["telegram"], lease=60)  # the pass reserved many rows
+    assert len(rows) > 3
+    begin(lite.db, rows[:1], lease=60)  # and died sending the first
+    for r in rows:
+        _lease_over(lite, r.id)
+    _deliver(lite, sender, budget=30)
+    assert all(r.status == "sent" for r in lite.rows())
+    noted = [r.id for r in lite.rows() if (r.last_error or "").startswith(ABANDONED)]
+    assert noted == [rows[0].id]
+    assert set(sender.copies().values()) == {1}
 
 
 def test_queued_group_texts_go_out_merged(lite: Table) -> None:
