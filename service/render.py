@@ -135,7 +135,9 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     elif key == "phase.ballot":
         d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
     elif key == "day.ballots":
-        ballots = {v: f"-> {tg}" for v, tg in data.get("ballots", {}).items()}
+        # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
+        ballots = {v: "-> " + (" + ".join(str(x) for x in tg) if isinstance(tg, list | tuple) else str(tg))
+                   for v, tg in data.get("ballots", {}).items()}
         d["ballots"] = counts(ballots) or t(lang, "svc.none")
         d["counts"] = counts(data.get("counts", {}))
     elif key == "game.over":
