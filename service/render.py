@@ -182,6 +182,17 @@ def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None
     return text
 
 
+def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
+    """A piece of public commentary as one item of the summary an SMS reader gets with the next
+    phase (``room.digest_text``): a nomination as ``ann>bob``, a join as the name; None: the
+    item is its whole text."""
+    if key == "day.vote":
+        return t(lang, "sms.held.vote", voter=data.get("voter"), target=data.get("target"))
+    if key == "svc.joined":
+        return str(data.get("name"))
+    return None
+
+
 # -- replies built from views ----------------------------------------------------------------------
 def options(actions: Sequence[str], lang: str) -> tuple[str, list[str]]:
     """What a player may do now, with the numbered list he may answer with (``vote 2``)."""

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from service.cli import app, broker_depth
-from tests.databases import redis_url
 from service.settings import get_settings
+from tests.databases import redis_url
 
 
 def test_outbox_counts_by_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
