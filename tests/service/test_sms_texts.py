@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from engine import Phase
 from service.models import Outbox
-from service.outbox import RecordingSender, deliver
+from service.outbox import deliver
 
 from .conftest import Harness
 from .play import NAMES, play_to_end
@@ -133,7 +133,7 @@ def test_joins_are_summarised_for_sms_players_when_the_game_starts(db: Engine) -
     for n in NAMES:
         h.say(n, f"join {code} {n}")
         assert h.inbox(n) == [f"{n} joined game {code} ({NAMES.index(n) + 1} players)."]  # his own, at once
-    assert TG == NAMES[0]
+    assert NAMES[0] == TG
     sms = NAMES[1]
     assert len(h.inbox(sms)) == 1  # the joins after his own are held
     assert len(h.inbox(TG)) == len(NAMES)  # Telegram: each join as it comes
