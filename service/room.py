@@ -115,7 +115,8 @@ class Room:
         return render.Info(game.code, tz, None if game.paused else game.deadline)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
-        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id))
+        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id),
+                             sms=identity.channel == SMS)
 
     # -- saying ------------------------------------------------------------------------------------
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
@@ -130,7 +131,7 @@ class Room:
                  identity: Identity, seat: Seat | None) -> str:
         reader = self.reader(identity, seat)
         if key.startswith("svc."):
-            return t(reader.lang, key, code=self.game.code, **data)
+            return t(reader.lang, render.sms_key(key, reader.sms), code=self.game.code, **data)
         return render.for_reader(key, data, audience, reader, self.info(identity))
 
     def broadcast(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
@@ -238,7 +239,8 @@ class Room:
             listed, numbered = render.options(actions, person.language)
             seat.last_list = numbered
             self.ctx.session.add(seat)
-            self.ctx.send(person, "svc.options", t(person.language, "svc.options", options=listed),
+            key = render.sms_key("svc.options", person.channel == SMS)
+            self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
                           buttons=render.buttons(actions, self.game.code, person.language))
 
