@@ -194,3 +194,19 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
             else:  # a held item: inside a summary taken out already
                 assert row.key in ("day.vote", "svc.joined") and any(row.text in d for d in summaries), row.text
         assert not rest.strip(), f"{who} was sent {rest.strip()!r}, from no row of his"
+
+
+def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Engine) -> None:
+    h = Mixed(db, frozenset({TG}))
+    _open(h)
+    _to_nominations(h)
+    alive = [p for p in h.state().players if p in h.state().alive]  # type: ignore[attr-defined]
+    speaker, reader = [p for p in alive if p != TG][:2]
+    assert h.say(reader, "digest off") == ["By SMS the town square always comes as one summary with each phase's text."]
+    h.clear()
+    h.say(speaker, "it was the baker!")
+    assert h.inbox(reader) == [] and h.inbox(speaker) == []
+    assert h.inbox(TG) == [f"{speaker}: it was the baker!"]
+    h.finish_phase()
+    (text,) = h.inbox(reader)
+    assert text.startswith(f"Town square (1): {speaker}: it was the baker!\n"), text
