@@ -75,7 +75,7 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
     sms = next(p for p in alive if p != TG and roles[p] == "villager")
     (text,) = h.inbox(sms)  # dawn, the nominations and his choices: one text
     assert "Dawn" in text and "public vote" in text
-    listed = re.findall(r"(\d+) (\w+)", text.split("Reply: vote")[1])
+    listed = re.findall(r"(\d+) (\w+)", text.split("Reply by number or name: vote")[1])
     assert [name for _, name in listed] == [p for p in h.state().players if p in alive]
     # The Telegram player got the same news as separate messages, as before.
     assert len(h.inbox(TG)) >= 3
@@ -111,7 +111,7 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     (text,) = h.inbox(reader)
     assert f"Votes: {', '.join(cast)}." in text
     assert "Suspects:" in text and "Secret ballot" in text
-    assert text.index("Votes:") < text.index("Suspects:") < text.index("Secret ballot") < text.index("Reply: vote 1")
+    assert text.index("Votes:") < text.index("Suspects:") < text.index("Secret ballot") < text.index("Reply by number or name: vote 1")
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
 
