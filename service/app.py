@@ -71,6 +71,8 @@ class Service:
             try:
                 with transaction(self.db) as session:
                     result, ctx = work(session, self.clock())
+                    if ctx is not None:
+                        ctx.merge_sms()
                 written = ctx.written if ctx else []
                 ids = [o.id for o in written if o.id is not None and o.status == "pending"]
                 if ids:

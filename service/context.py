@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from .delivery.sms import pack
 from .i18n import gsm7, t
 from .models import Identity, Outbox
 
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
 
 SMS = "sms"
 TELEGRAM = "telegram"
+SMS_MERGED = "sms.merged"
+"""The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
+outbox, ``merged``, under their own keys)."""
 Buttons = list[list[dict[str, str]]]
 
 
@@ -42,7 +46,8 @@ class Ctx:
 
     def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
              hold: bool = False, buttons: Buttons | None = None) -> None:
-        """Write one message to the outbox (in this transaction; the worker sends it after commit)."""
+        """Write one message to the outbox (in this transaction; the worker sends it after commit).
+        ``hold``: kept back (``held``) until the game's next phase folds it into a summary."""
         if person.opted_out or person.unreachable or person.id is None:
             return
         if person.channel == TELEGRAM and not person.direct:
@@ -51,7 +56,7 @@ class Ctx:
         if person.channel == SMS:
             text = gsm7(text)
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
-                     status="held" if hold and person.digest else "pending", not_before=self.now,
+                     status="held" if hold else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now,
                      buttons=buttons if buttons and person.channel == TELEGRAM else None)
         self.session.add(row)
@@ -66,6 +71,30 @@ class Ctx:
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
         self.session.add(row)
         self.written.append(row)
+
+    def merge_sms(self) -> None:
+        """What this command wrote to one SMS reader goes out as one text, in order (as few texts
+        as Twilio's length and the segment count allow): at a phase change that is the results,
+        the held commentary's summary, the announcement and his numbered options together. Each
+        part is a row he was going to receive anyway, so merging can show him nothing new."""
+        by_person: dict[int, list[Outbox]] = {}
+        for row in self.written:
+            if row.channel == SMS and row.status == "pending":
+                by_person.setdefault(row.identity_id, []).append(row)
+        for rows in by_person.values():
+            for group in pack([r.text for r in rows]):
+                if len(group) < 2:
+                    continue
+                parts = [rows[i] for i in group]
+                for part in parts:
+                    part.status = "merged"
+                    self.session.add(part)
+                merged = Outbox(identity_id=parts[0].identity_id, channel=SMS,
+                                game_id=next((p.game_id for p in parts if p.game_id is not None), None),
+                                key=SMS_MERGED, text="\n".join(p.text for p in parts), not_before=self.now,
+                                dedup_key=f"{parts[0].dedup_key[:120]}:sms", created_at=self.now)
+                self.session.add(merged)
+                self.written.append(merged)
 
     def bot_link(self, start: str | None = None) -> str:
         """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""

@@ -175,6 +175,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
     if not p.args or grammar.parse_yes_no(p.args[0]) is not True:
         return ctx.reply("svc.end.confirm", code=game.code)
     if game.status == "lobby" or room.state is None:
+        room.flush_digests()  # the joins held for SMS readers go with the news
         room.broadcast("svc.ended_lobby", {}, kind="host")
     else:
         roles = engine.moderator_view(room.state)["roles"]

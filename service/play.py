@@ -12,7 +12,7 @@ from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 
 from . import grammar, render
-from .context import Ctx
+from .context import SMS, Ctx
 from .errors import error_text
 from .grammar import Parsed
 from .i18n import deadline_text, t
@@ -170,6 +170,8 @@ def timezone(ctx: Ctx, p: Parsed) -> None:
 
 def digest(ctx: Ctx, p: Parsed) -> None:
     assert ctx.identity is not None
+    if ctx.identity.channel == SMS:  # by SMS the square is always held for the phase's text (room.holds)
+        return ctx.reply("svc.digest.sms")
     on = grammar.parse_yes_no(p.args[0]) if p.args else not ctx.identity.digest
     if on is None:
         return ctx.reply("svc.digest.on" if ctx.identity.digest else "svc.digest.off")

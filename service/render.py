@@ -23,6 +23,9 @@ class Reader:
     name: str | None
     lang: str
     moderator: bool = False
+    sms: bool = False
+    """He reads by SMS: where a text has a short ``sms.`` variant, he gets that one (he pays and
+    waits per segment; the numbered options he is sent say what to type)."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +138,11 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     elif key == "phase.ballot":
         d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
     elif key == "day.ballots":
-        ballots = {v: f"-> {tg}" for v, tg in data.get("ballots", {}).items()}
-        d["ballots"] = counts(ballots) or t(lang, "svc.none")
+        # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
+        ballots = {v: " + ".join(str(x) for x in tg) if isinstance(tg, list | tuple) else str(tg)
+                   for v, tg in data.get("ballots", {}).items()}
+        arrow = ">" if reader.sms else " -> "
+        d["ballots"] = ", ".join(f"{v}{arrow}{tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
         d["counts"] = counts(data.get("counts", {}))
     elif key == "game.over":
         return game_over(data, lang)
@@ -156,7 +162,12 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     if not has("en", msg):
         raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
         return t(lang, "event.unknown", key=key, data=raw)
-    return t(lang, msg, **d)
+    return t(lang, sms_key(msg, reader.sms), **d)
+
+
+def sms_key(key: str, sms: bool) -> str:
+    """The catalog key to read ``key`` from: its short ``sms.`` form for an SMS reader, if it has one."""
+    return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
 def game_over(data: Mapping[str, Any], lang: str) -> str:
@@ -178,6 +189,17 @@ def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None
     if reader.moderator and audience is not None:
         return t(reader.lang, "svc.mod.private", to=", ".join(audience), text=text)
     return text
+
+
+def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
+    """A piece of public commentary as one item of the summary an SMS reader gets with the next
+    phase (``room.digest_text``): a nomination as ``ann>bob``, a join as the name; None: the
+    item is its whole text."""
+    if key == "day.vote":
+        return t(lang, "sms.held.vote", voter=data.get("voter"), target=data.get("target"))
+    if key == "svc.joined":
+        return str(data.get("name"))
+    return None
 
 
 # -- replies built from views ----------------------------------------------------------------------

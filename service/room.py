@@ -16,6 +16,7 @@ import engine
 from engine import Event, GameState, Phase
 
 from . import ghosts, render
+from .context import SMS
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
 SQUARE_KEYS = frozenset({"svc.talk.relay"})
+#: The public running commentary an SMS reader takes summarised in his next phase's text instead
+#: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
+SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
 
 
 class Room:
@@ -47,6 +51,9 @@ class Room:
         self.state: GameState | None = engine.from_json(game.state) if game.state else None
         last = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self._seq: int = last or 0
+        self._changing = False
+        """Inside an advance that changes the phase: nothing is held, since all its texts go out
+        now, merged for SMS readers (``Ctx.merge_sms``)."""
 
     # -- who --------------------------------------------------------------------------------------
     def seat_of(self, identity_id: int | None) -> Seat | None:
@@ -108,7 +115,8 @@ class Room:
         return render.Info(game.code, tz, None if game.paused else game.deadline)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
-        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id))
+        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id),
+                             sms=identity.channel == SMS)
 
     # -- saying ------------------------------------------------------------------------------------
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
@@ -123,7 +131,7 @@ class Room:
                  identity: Identity, seat: Seat | None) -> str:
         reader = self.reader(identity, seat)
         if key.startswith("svc."):
-            return t(reader.lang, key, code=self.game.code, **data)
+            return t(reader.lang, render.sms_key(key, reader.sms), code=self.game.code, **data)
         return render.for_reader(key, data, audience, reader, self.info(identity))
 
     def broadcast(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
@@ -137,18 +145,35 @@ class Room:
                 continue
             if group is not None and self.in_group(person):
                 continue
-            self.ctx.send(person, key, self.text_for(key, data, audience, person, seat),
-                          f"g{self.id}:e{seq}:i{person.id}", game_id=self.id, hold=key in SQUARE_KEYS)
+            self._say(person, seat, key, data, audience, f"g{self.id}:e{seq}:i{person.id}")
         for mod in self.moderators():
             if mod.id not in skip and not (group is not None and self.in_group(mod)):
-                self.ctx.send(mod, key, self.text_for(key, data, audience, mod, None),
-                              f"g{self.id}:e{seq}:i{mod.id}", game_id=self.id)
+                self._say(mod, None, key, data, audience, f"g{self.id}:e{seq}:i{mod.id}")
         # Talk typed in the group is already there: it goes only to those who do not read it.
         said_there = key in SQUARE_KEYS and self.ctx.chat is not None and self.ctx.chat is group
         if group is not None and group.id not in skip and not said_there:
             self.ctx.send(group, key, self.text_for(key, data, audience, group, None),
                           f"g{self.id}:e{seq}:i{group.id}", game_id=self.id)
         return seq
+
+    def holds(self, person: Identity, key: str) -> bool:
+        """Whether ``key`` waits for the next phase's summary instead of going to ``person`` now:
+        square talk for a digest reader; the commentary for an SMS reader, except what answers his
+        own command (his vote, his join), which he gets at once."""
+        if self._changing:
+            return False
+        if key in SQUARE_KEYS and person.digest:
+            return True
+        me = self.ctx.identity
+        return person.channel == SMS and key in SMS_HELD_KEYS and (me is None or person.id != me.id)
+
+    def _say(self, person: Identity, seat: Seat | None, key: str, data: Mapping[str, Any],
+             audience: Sequence[str] | None, dedup: str) -> None:
+        hold = self.holds(person, key)
+        # Held for SMS: only one item of the summary to come, as short as it can be.
+        short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
+        text = short if short is not None else self.text_for(key, data, audience, person, seat)
+        self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold)
 
     # -- the engine ----------------------------------------------------------------------------------
     def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
@@ -167,8 +192,12 @@ class Room:
             self.game.deadline = self.next_deadline(new)
         if new.phase_no != old_phase:
             self.flush_digests()
-        for e in events:
-            self.broadcast(e.key, dict(e.data), e.to, e.channel)
+        self._changing = new.phase_no != old_phase
+        try:
+            for e in events:
+                self.broadcast(e.key, dict(e.data), e.to, e.channel)
+        finally:
+            self._changing = False
         if new.phase_no != old_phase and new.phase is not Phase.OVER:
             self.prompt()
         if new.phase is Phase.OVER:
@@ -211,7 +240,8 @@ class Room:
             listed, numbered = render.options(actions, person.language)
             seat.last_list = numbered
             self.ctx.session.add(seat)
-            self.ctx.send(person, "svc.options", t(person.language, "svc.options", options=listed),
+            key = render.sms_key("svc.options", person.channel == SMS)
+            self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
                           buttons=render.buttons(actions, self.game.code, person.language))
 
@@ -252,5 +282,21 @@ class Room:
             for row in rows:
                 row.status = "merged"
                 s.add(row)
-            text = t(person.language, "svc.digest", count=len(rows), lines=" | ".join(r.text for r in rows))
-            self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
+            self.ctx.send(person, "svc.digest", digest_text(rows, person.language),
+                          f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
+
+
+def digest_text(rows: Sequence[Outbox], lang: str) -> str:
+    """Held rows as one summary: who joined, the nomination votes in the order cast (``ann>bob``),
+    then the talk and the rest as the digest has always read."""
+    joined = [r.text for r in rows if r.key == "svc.joined"]
+    votes = [r.text for r in rows if r.key == "day.vote"]
+    rest = [r.text for r in rows if r.key not in ("svc.joined", "day.vote")]
+    parts = []
+    if joined:
+        parts.append(t(lang, "sms.held.joined", names=", ".join(joined)))
+    if votes:
+        parts.append(t(lang, "sms.held.votes", votes=", ".join(votes)))
+    if rest:
+        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(rest)))
+    return " ".join(parts)

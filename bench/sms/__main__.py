@@ -5,7 +5,8 @@
 Each game is opened, joined and started by text messages on the ``sms`` channel, played by robots
 who send one random legal move each per phase (``engine.playout.random_moves``, typed as a player
 would: ``#CODE vote bob``), and its deadlines pass by ``Service.close_phase`` under a clock the
-bench moves. Every outbox row to an SMS identity is then priced with ``service.delivery.sms``.
+bench moves. Every text to an SMS identity (each outbox row that was not merged into another) is
+then priced with ``service.delivery.sms``; the rows merged into a text are listed by key.
 
 A *game day* is one night and the day after it (nominations and ballot): about a day and a half
 of real time with the default phase lengths. Figures are also given per 24 hours of clock time.
@@ -23,7 +24,7 @@ import random
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,7 +38,6 @@ from engine import Phase
 from engine.playout import random_moves
 from service.app import Service
 from service.db import make_engine, upgrade
-from service.delivery.batching import TWILIO_MAX, merge
 from service.delivery.sms import is_gsm7, sms_size, to_gsm7
 from service.i18n import LANGUAGES, LOCALE_DIR, gsm7
 from service.models import Game, Identity, Outbox
@@ -120,37 +120,6 @@ def catalog_problems() -> list[str]:
     return out
 
 
-def what_if(commits: list[tuple[bool, list[int]]],
-            texts: dict[int, tuple[int, int | None, str, str]]) -> tuple[int, int]:
-    """Segments if a dispatcher sent what one command wrote to one reader as one text
-    (``batching.merge``), and if besides the public votes were held, like the digest holds talk,
-    and went out with the close of their phase."""
-    batched = both = 0
-    held: dict[tuple[int, int | None], list[str]] = defaultdict(list)
-    for closing, ids in commits:
-        plain: dict[int, list[str]] = defaultdict(list)
-        digested: dict[int, list[str]] = defaultdict(list)
-        for i in ids:
-            if i not in texts:
-                continue
-            reader, game, key, text = texts[i]
-            plain[reader].append(text)
-            if key == "day.vote" and not closing:
-                held[(reader, game)].append(text)
-                continue
-            if closing and held.get((reader, game)):
-                digested[reader].append(" | ".join(held.pop((reader, game))))
-            digested[reader].append(text)
-        for out, queue in ((0, plain), (1, digested)):
-            segs = sum(sms_size(b.text).segments for queued in queue.values()
-                       for b in merge([(q, None) for q in queued], TWILIO_MAX, "\n"))
-            if out == 0:
-                batched += segs
-            else:
-                both += segs
-    return batched, both
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=100)
@@ -164,10 +133,7 @@ def main() -> None:
     upgrade(url)
     db = make_engine(url)
     clock = Clock()
-    # The outbox ids of each committed command, as the worker is told, and whether it closed a phase.
-    commits: list[tuple[bool, list[int]]] = []
-    svc = Service(Settings(DATABASE_URL=url), db, clock=clock,
-                  after_commit=lambda ids: commits.append((clock.closing, list(ids))))
+    svc = Service(Settings(DATABASE_URL=url), db, clock=clock)
     rnd = random.Random(9)
     t0 = time.perf_counter()
     days_by_game: dict[int, int] = {}
@@ -184,22 +150,19 @@ def main() -> None:
     rows_per_key: Counter[str] = Counter()
     per_lang: Counter[str] = Counter()
     forced: list[str] = []
-    # What the public votes would cost as one text per reader and phase (the digest's way):
-    # within a phase the bench's clock stands still, so a phase is (reader, game, created_at).
-    votes: dict[tuple[int, int | None, datetime], list[str]] = defaultdict(list)
-    texts: dict[int, tuple[int, int | None, str, str]] = {}  # outbox id -> (reader, game, key, text)
+    # What the merged texts carry: the rows folded into them (a held row is folded into a summary).
+    parts: Counter[str] = Counter()
     with Session(db) as s:
         rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                      .where(col(Outbox.channel) == "sms", col(Outbox.status) != "merged")).all()
+                      .where(col(Outbox.channel) == "sms")).all()
         for row, person in rows:
+            if row.status == "merged":
+                parts[row.key] += 1
+                continue
             size = sms_size(row.text)
             per_key[row.key] += size.segments
             rows_per_key[row.key] += 1
             per_lang[person.language] += size.segments
-            assert row.id is not None
-            texts[row.id] = (row.identity_id, row.game_id, row.key, row.text)
-            if row.key == "day.vote":
-                votes[(row.identity_id, row.game_id, row.created_at)].append(row.text)
             if size.encoding == "UCS-2" and is_gsm7(to_gsm7(row.text)):
                 forced.append(f"{person.language} {row.key}: {row.text[:80]!r}")
     segs_total, rows_total = sum(per_key.values()), sum(rows_per_key.values())
@@ -226,15 +189,11 @@ def main() -> None:
     for key, segs in per_key.most_common(args.top):
         n = rows_per_key[key]
         print(f"    {key:28s} {segs / player_days:5.2f}  ({n} texts, {segs / n:.2f} segments each)")
-    batched, both = what_if(commits, texts)
-    print(f"if what one command writes to one reader went as one text: {batched / player_days:.2f} "
-          f"segments per SMS player per game day")
-    print(f"... and the public votes were held and sent with the phase's close: {both / player_days:.2f}")
-    merged = sum(sms_size("Digest: " + " | ".join(texts)).segments for texts in votes.values())
-    if votes:
-        votes_once = (segs_total - per_key["day.vote"] + merged) / player_days
-        print(f"what if the public votes came as one text per reader and phase: {votes_once:.2f} "
-              f"segments per SMS player per game day")
+    print(f"rows merged into those texts, or held and summarised in them (per SMS player per game day; "
+          f"top {args.top}):")
+    for key, n in parts.most_common(args.top):
+        print(f"    {key:28s} {n / player_days:5.2f}")
+
 
 if __name__ == "__main__":
     main()

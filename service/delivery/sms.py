@@ -10,6 +10,7 @@ replaces typographic punctuation with its plain equivalent before a text is sent
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -108,3 +109,21 @@ def to_gsm7(text: str) -> str:
     GSM-7 equivalents. Letters GSM-7 has (à è é ì ò ù ñ ü ¿ ¡) are kept; characters with no
     equivalent (an emoji, a Chinese name) are kept too, so such a text honestly stays UCS-2."""
     return "".join(_fold(c) for c in unicodedata.normalize("NFC", text))
+
+
+def pack(texts: Sequence[str], sep: str = "\n", max_len: int = 1600) -> list[list[int]]:
+    """Group consecutive texts, in order, into as few SMS as they fit (at most ``max_len``
+    characters each, Twilio's limit), never costing more segments than sending them apart: a text
+    joins the open group only if the joined text needs no more segments than the two would alone
+    (two texts of 155 characters go as two single segments, not as one of three)."""
+    groups: list[list[int]] = []
+    joined = ""
+    for i, text in enumerate(texts):
+        candidate = f"{joined}{sep}{text}"
+        if groups and len(candidate) <= max_len and segments(candidate) <= segments(joined) + segments(text):
+            groups[-1].append(i)
+            joined = candidate
+        else:
+            groups.append([i])
+            joined = text
+    return groups

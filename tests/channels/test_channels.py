@@ -88,8 +88,9 @@ def test_sms_join_numbered_lists_stop_start_help(stack: Stack) -> None:
     # Opted out: not texted, but still seated and his moves count.
     assert not any("started" in t.lower() or "card" in t.lower() for t in dan.texts())
     assert "Dan" in (stack.game().setup.get("players") or [])
-    # The wolves' choices come as a numbered list (the texts then accept "KILL 3").
-    assert any(re.search(r"Choose with a number or a name: kill 1 \w+, 2 \w+", t) for p in sms[1:] for t in p.texts())
+    # The wolves' choices come as a numbered list (the texts then accept "KILL 3"), in the SMS
+    # form of the options text.
+    assert any(re.search(r"Reply by number or name: kill 1 \w+, 2 \w+", t) for p in sms[1:] for t in p.texts())
     dan.say("HELP")  # still opted out: nothing is texted
     stack.deliver()
     texts_before = len(dan.texts())

@@ -125,10 +125,17 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
     # Each player learned his card privately, and only he did.
     dealt = [r for r in rows if r.key == "role.dealt"]
     assert sorted(r.identity_id for r in dealt) == sorted(tg_ids | sms_ids)
-    # The stand-ins got exactly what the outbox sent, and no phone number was ever shown.
-    assert all(r.status == "sent" for r in rows)
-    assert len(stack.tg.sent()) == sum(r.channel == "telegram" for r in rows)
-    assert len(stack.tw.messages()) == sum(r.channel == "sms" for r in rows)
+    # The stand-ins got exactly what the outbox sent, and no phone number was ever shown. An SMS
+    # player's texts of one command (and the commentary held for him) went merged into one text:
+    # the parts stay in the outbox as merged, each inside a text sent to that same player.
+    sent = [r for r in rows if r.status != "merged"]
+    assert all(r.status == "sent" for r in sent)
+    merged = [r for r in rows if r.status == "merged"]
+    assert merged and all(r.channel == "sms" for r in merged)
+    for part in merged:
+        assert any(part.text in r.text for r in sent if r.identity_id == part.identity_id), part.text
+    assert len(stack.tg.sent()) == sum(r.channel == "telegram" for r in sent)
+    assert len(stack.tw.messages()) == sum(r.channel == "sms" for r in sent)
     everything = [m["text"] for m in stack.tg.sent()] + [m["body"] for m in stack.tw.messages()]
     for s in sms:
         assert not any(s.number in t or s.number[1:] in t for t in everything)

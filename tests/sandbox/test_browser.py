@@ -25,7 +25,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-OPTIONS = re.compile(r"Choose with a number or a name: (\w+) 1 ")
+# The choices as Telegram reads them, and in their short SMS form.
+OFFER = re.compile(r"Choose with a number or a name|Reply by number or name")
+OPTIONS = re.compile(r"(?:Choose with a number or a name|Reply by number or name): (\w+) 1 ")
 
 
 @pytest.fixture
@@ -90,7 +92,7 @@ def _act(page: object, name: str, answered: dict[str, int]) -> int:
     """If `name` was offered a choice since he last answered one, take it: tap the first button when
     his phone shows buttons, else type the first option's verb and the number 1."""
     phone = page.locator(f'[data-phone="{name}"]')  # type: ignore[attr-defined]
-    offers = phone.locator(".bubble.bot", has_text="Choose with a number")
+    offers = phone.locator(".bubble.bot", has_text=OFFER)
     count = offers.count()
     if count <= answered[name]:
         return 0

@@ -123,3 +123,13 @@ def test_engine_errors_read_in_the_players_language() -> None:
     assert error_text("es", e) == "Primero elige tu moneda: moneda N (sacaste 8, 2)."
     unknown = IllegalAction("brand.new", "a reason only in English")
     assert error_text("es", unknown) == "No se puede hacer: a reason only in English"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_lupusburg_ballots_read_as_names_not_a_python_list(lang: str) -> None:
+    # Lupusburg gives a player one ballot per living character: the event carries a list.
+    data = {"ballots": {"bea": ["ann", "bob"], "cid": ["ann"], "dan": "bob"},
+            "counts": {"ann": 2, "bob": 2}, "lynched": "ann"}
+    text = render.event_text("day.ballots", data, render.Reader("bea", lang), render.Info("K7Q", "UTC", None))
+    assert "bea -> ann + bob" in text and "cid -> ann" in text and "dan -> bob" in text
+    assert not any(c in text for c in "[]'\""), text
