@@ -121,7 +121,8 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     if key == "game.started":
         d["count"] = len(data.get("players", ()))
         d["deck"] = deck_line(data.get("deck", {}), lang)
-        d["seating"] = ", ".join(f"{i} {p}" for i, p in enumerate(data.get("players", ()), start=1))
+        # Names only: numbers here would read like the numbered options that often share the text.
+        d["seating"] = ", ".join(str(p) for p in data.get("players", ()))
     elif key == "role.dealt":
         d["role_help"] = role_help(lang, str(data.get("role")))
     elif key in ("night.choice", "day.choice"):

@@ -87,6 +87,18 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
     assert reply.startswith(f"{sms} votes {target}.") and len(reply) <= 160
 
 
+def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: Engine) -> None:
+    # The game's first text carries the seating and, for the pack, the night's numbered choices:
+    # were the seating numbered too, "kill 2" would read two ways.
+    h = Mixed(db)
+    _open(h)
+    wolf = next(p for p, r in _roles(h).items() if r == "werewolf")
+    start = next(t for t in h.inbox(wolf) if "clockwise" in t)
+    head, options = start.split("Reply by number or name: kill")
+    assert not re.findall(rf"\d+ ({'|'.join(NAMES)})\b", head), head
+    assert re.findall(r"(\d+) (\w+)", options)
+
+
 def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     h = Mixed(db, frozenset({TG}))
     _open(h)
