@@ -31,11 +31,11 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from service.delivery.dispatch import ABANDONED
 from service.models import GameEvent
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
 from tests.databases import flushed_redis, redis_url
+from tests.reliability.play import assert_delivered
 from tests.worker.conftest import act
 from tests.worker.test_worker import ROOT, TOKEN, FileClock, _env, _settled, _table, wait
 
@@ -138,21 +138,12 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, kills: int, se
     assert sum(begun[k] >= 2 for k in made_due) >= 1, "no kill landed inside a close"
     with Session(pg) as s:
         moves = s.exec(select(GameEvent).where(GameEvent.kind == "move")).all()
-    ends = Counter((e.game_id, e.phase_no) for e in moves if e.data.get("actor") is None and e.data.get("text") == "end")
+    ends = Counter((e.game_id, e.phase_no) for e in moves
+                   if e.data.get("actor") is None and e.data.get("text") == "end")
     assert all(n == 1 for n in ends.values()), [k for k, n in ends.items() if n != 1]
     assert all(ends[k] == 1 for k in made_due), [k for k in made_due if ends[k] != 1]
 
-    rows = table.rows()
-    assert {r.status for r in rows} == {"sent"}, [(r.id, r.status, r.attempts, r.last_error) for r in rows
-                                                 if r.status != "sent"]
-    for pid in {r.identity_id for r in rows}:
-        mine = [r for r in rows if r.identity_id == pid]
-        want = Counter(r.text for r in mine)
-        spare = Counter(r.text for r in mine if (r.last_error or "").startswith(ABANDONED))
-        got = Counter(m["text"] for m in fake.sent(int(table.person_address(pid))))
-        assert set(got) == set(want), (pid, set(got) ^ set(want))
-        for text, n in got.items():
-            assert want[text] <= n <= want[text] + spare[text], (pid, text, n, want[text], spare[text])
+    assert_delivered(table, fake)
 
 
 @pytest.mark.redis

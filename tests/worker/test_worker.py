@@ -55,7 +55,12 @@ class FileClock(Clock):
 
     def set(self, when: datetime) -> None:
         self.lead = when - datetime.now(UTC)
-        self.path.write_text(str(self.lead.total_seconds()))
+        # Written whole or not at all: the worker reads the file at any moment, and a read between
+        # write_text's truncation and its write got "" (a ValueError in the middle of a send, whose
+        # rows were then left "sending" and, met twice so, failed as abandoned).
+        tmp = self.path.with_suffix(".new")
+        tmp.write_text(str(self.lead.total_seconds()))
+        os.replace(tmp, self.path)
 
 
 class Worker:
