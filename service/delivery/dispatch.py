@@ -39,6 +39,7 @@ from typing import Any
 
 import structlog
 from sqlalchemy import Engine, and_, exists, or_, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -166,6 +167,22 @@ def _release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None 
                                            col(Outbox.attempts) == r.token).values(**values))
 
 
+def _release_retrying(db: Engine, rows: Sequence[Row], clock: Callable[[], datetime], error: str,
+                      tries: int = 6) -> None:
+    """``_release`` after a failure, tried again while the database refuses: the error that stopped
+    the run is often a connection lost (PostgreSQL restarting drops them all), and the first try may
+    meet one too. Rows left "sending" would go out once more when their lease ends, and be marked
+    failed if that happened to them twice."""
+    for attempt in range(tries):
+        try:
+            _release(db, rows, clock(), error)
+            return
+        except OperationalError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+
+
 def _unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str) -> list[int]:
     """Mark the person and fail everything queued for him; returns the games concerned."""
     with transaction(db) as s:
@@ -211,7 +228,7 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         except BaseException as e:
             # Hand back what this run claimed and did not settle (the compare-and-set leaves the
             # settled ones alone), rather than leave it to look abandoned when the lease ends.
-            _release(db, rows, clock(), f"released after {type(e).__name__}: {e}")
+            _release_retrying(db, rows, clock, f"released after {type(e).__name__}: {e}")
             raise
         # Another pass only when this one was full (more may be due): a pass that ends with chats
         # held back leaves them to the task's short countdown, instead of spinning on them here.
