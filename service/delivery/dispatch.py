@@ -74,6 +74,7 @@ class Report:
     failed: int = 0
     deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
     unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
+    unsettled: set[int] = field(default_factory=set)  # row ids sent whose "sent" could not be written
 
     def soonest(self) -> float | None:
         return min(self.deferred.values(), default=None)
@@ -228,7 +229,11 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         except BaseException as e:
             # Hand back what this run claimed and did not settle (the compare-and-set leaves the
             # settled ones alone), rather than leave it to look abandoned when the lease ends.
-            _release_retrying(db, rows, clock, f"released after {type(e).__name__}: {e}")
+            # Not a row the platform took but whose "sent" could not be written: handed back, it would
+            # go out again at once, and again after every such failure. Left "sending", its lease
+            # ending makes it one abandoned row (one more copy at most, as above).
+            _release_retrying(db, [r for r in rows if r.id not in report.unsettled], clock,
+                              f"released after {type(e).__name__}: {e}")
             raise
         # Another pass only when this one was full (more may be due): a pass that ends with chats
         # held back leaves them to the task's short countdown, instead of spinning on them here.
@@ -300,7 +305,11 @@ def _record(db: Engine, limiter: Limiter, result: SendResult, rows: list[Row], b
     """Store one send's outcome; True if the chat may go on with its next batch."""
     first, now = rows[0], clock()
     if result.status is SendStatus.SENT:
-        _settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
+        try:
+            _settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
+        except BaseException:
+            report.unsettled.update(r.id for r in rows)
+            raise
         if result.new_address:
             _move_address(db, first.identity_id, result.new_address)
         report.sent += len(rows)
