@@ -10,7 +10,7 @@ kills the worker with SIGKILL; beat stays up, a new worker starts, and the sweep
 
 Then: the event log holds one close (the ``end`` move) per phase number, the outbox drains with every
 row sent, and the stand-in received each text once, with at most one extra copy of a row whose send
-was cut short (``dispatch.py``: Telegram keeps no client key). Three kills by default; 50 in the
+was cut short (``dispatch.py``: Telegram keeps no client key). Two kills by default; 50 in the
 ``slow`` suite.
 """
 
@@ -25,7 +25,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -34,12 +33,10 @@ from sqlmodel import Session, select
 from service.models import GameEvent
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
-from tests.databases import flushed_redis, redis_url
 from tests.reliability.play import assert_delivered
 from tests.worker.conftest import act
 from tests.worker.test_worker import ROOT, TOKEN, FileClock, _env, _settled, _table, wait
 
-REDIS_URL = redis_url(14)  # this package's own database, flushed around each test
 DELAY = 0.3  # seconds a close waits while it holds the game's lock
 
 
@@ -86,26 +83,20 @@ def fake() -> Iterator[FakeTelegram]:
         yield tg
 
 
-@pytest.fixture
-def redis_db() -> Iterator[Any]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
-
-
 def _marks(path: Path) -> Counter[tuple[int, int]]:
     """How many times each (game, phase) began to close."""
     return Counter((int(g), int(p)) for g, p, _pid in (line.split() for line in path.read_text().splitlines()))
 
 
-def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, kills: int, seed: int) -> None:
+def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str, kills: int, seed: int) -> None:
     rnd = random.Random(seed)
     marks = tmp / "closes"
     marks.touch()
     # A short lease: a row whose send the kill cut short goes out again 2 s later (one worker
     # process, so nothing else is sending it meanwhile).
-    env = {**_env(tmp, pg, REDIS_URL, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks),
+    env = {**_env(tmp, pg, redis_url, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks),
            "LUPUS_TEST_CLOSE_DELAY": str(DELAY), "DISPATCH_LEASE_SECONDS": "2"}
-    table = _table(tmp, pg, REDIS_URL)
+    table = _table(tmp, pg, redis_url)
     clock = table.clock
     assert isinstance(clock, FileClock)
     procs = Processes(tmp, env)
@@ -148,15 +139,15 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, kills: int, se
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_worker_killed_while_closing_a_phase(tmp_path: Path, pg: Engine, redis_db: Any,
+def test_a_worker_killed_while_closing_a_phase(tmp_path: Path, pg: Engine, redis_worker_db: str,
                                               fake: FakeTelegram) -> None:
-    kill_while_closing(tmp_path, pg, fake, kills=3, seed=1)
+    kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=2, seed=1)
 
 
 @pytest.mark.slow
 @pytest.mark.redis
 @pytest.mark.postgres
 @pytest.mark.timeout(3600)
-def test_a_worker_killed_50_times_while_closing_phases(tmp_path: Path, pg: Engine, redis_db: Any,
+def test_a_worker_killed_50_times_while_closing_phases(tmp_path: Path, pg: Engine, redis_worker_db: str,
                                                       fake: FakeTelegram) -> None:
-    kill_while_closing(tmp_path, pg, fake, kills=50, seed=50)
+    kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=50, seed=50)
