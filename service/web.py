@@ -224,7 +224,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
         try:
             update = Update.de_json(data, web.telegram_app().bot)
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError):  # OverflowError: a date past time_t
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, OSError):  # a date past time_t
             raise HTTPException(400, "not a Telegram update") from None
         item = telegram.incoming(update, await web.bot_username())
         if item is not None:

@@ -4,7 +4,7 @@ past the gate into the service) or whatever header it made up.
 
 The app serves no description; ``create_app(...).openapi()`` builds the one its routes declare.
 50 requests per operation by default (two real 5xx were found so: a
-Telegram date past time_t, and NUL bytes in Twilio's fields); 3,000 in the ``slow`` suite.
+Telegram date past time_t (OverflowError or OSError), and NUL bytes in Twilio's fields); 3,000 in the ``slow`` suite.
 """
 
 from __future__ import annotations
