@@ -40,6 +40,7 @@ from service.app import Service
 from service.channels import sms, telegram
 from service.logging import configure as configure_logging
 from service.settings import Settings, get_settings
+from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024
@@ -153,7 +154,8 @@ class Web:
         sid = self.settings.TWILIO_ACCOUNT_SID or ""
         if not hmac.compare_digest(form.get("AccountSid", "").encode(), sid.encode()):
             raise HTTPException(403, "another account")
-        return form
+        # PostgreSQL refuses NUL bytes anywhere in a text (a MessageSid or a number with one was a 500).
+        return {k.replace("\x00", ""): v.replace("\x00", "") for k, v in form.items()}
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None) -> FastAPI:
@@ -204,7 +206,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         out["status"] = "ok" if ok else "failing"
         return JSONResponse(out, 200 if ok else 503)
 
-    @app.post("/telegram/webhook")
+    @app.post("/telegram/webhook", openapi_extra=TELEGRAM_WEBHOOK)
     async def telegram_webhook(request: Request) -> JSONResponse:
         if not channels(cfg)["telegram"]["on"]:
             raise HTTPException(404, "Telegram is off")
@@ -222,7 +224,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
         try:
             update = Update.de_json(data, web.telegram_app().bot)
-        except (TypeError, ValueError, KeyError, AttributeError):
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, OSError):  # a date past time_t
             raise HTTPException(400, "not a Telegram update") from None
         item = telegram.incoming(update, await web.bot_username())
         if item is not None:
@@ -231,7 +233,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
                                     overheard=item.overheard)
         return JSONResponse(telegram.webhook_answer(item))
 
-    @app.post("/sms/twilio")
+    @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)
     async def twilio_sms(request: Request) -> Response:
         form = await web.twilio_form(request)
         if not form.get("MessageSid") or not form.get("From"):
@@ -239,10 +241,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         await run_in_threadpool(sms.handle, web.service, form)
         return Response(TWIML_EMPTY, media_type="text/xml")
 
-    @app.post("/sms/twilio/status")
+    @app.post("/sms/twilio/status", openapi_extra=TWILIO_STATUS)
     async def twilio_status(request: Request) -> Response:
         form = await web.twilio_form(request)
-        key = request.query_params.get("key")
+        key = (request.query_params.get("key") or "").replace("\x00", "")
         if not key or not form.get("MessageSid"):
             raise HTTPException(400, "not a status callback")
         await run_in_threadpool(sms.record_status, web.service, key, form)

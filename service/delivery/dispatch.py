@@ -51,6 +51,7 @@ from typing import Any
 
 import structlog
 from sqlalchemy import Engine, and_, exists, or_, tuple_, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -199,6 +200,20 @@ def _release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None 
         s.execute(update(Outbox).where(_ours(rows)).values(**values))
 
 
+def _release_retrying(db: Engine, rows: Sequence[Row], when: datetime, error: str, tries: int = 6) -> None:
+    """``_release`` after a failure, tried again while the database refuses: the error that stopped
+    the run is often a connection lost (PostgreSQL restarting drops them all), and the first try may
+    meet one too. Rows not handed back would wait for their reservation to run out."""
+    for attempt in range(tries):
+        try:
+            _release(db, rows, when, error)
+            return
+        except OperationalError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+
+
 def _unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str) -> list[int]:
     """Mark the person and fail everything queued for him; returns the games concerned."""
     with transaction(db) as s:
@@ -269,8 +284,9 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             # Hand back what this run reserved and did not send (the compare-and-set leaves the
             # settled ones alone). A row in flight stays so: it may have reached the player, and
             # its lease decides. (Due as of the claim: the clock itself may be what failed.)
-            _release(db, [r for r in rows if r.id not in run.inflight], now,
-                     f"released after {type(e).__name__}: {e}")
+            # (A connection lost is often what stopped the run, and the release may meet one too.)
+            _release_retrying(db, [r for r in rows if r.id not in run.inflight], now,
+                              f"released after {type(e).__name__}: {e}")
             raise
         # Another pass only when this one was full (more may be due): a pass that ends with chats
         # held back leaves them to the task's short countdown, instead of spinning on them here.

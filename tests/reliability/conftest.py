@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from service.db import make_engine
-from tests.databases import throwaway_pg
+from tests.databases import flushed_redis, redis_url, throwaway_pg
 from tests.service.conftest import TABLES, Harness, _pg_available
 
 
@@ -51,3 +51,11 @@ def pg(reliability_pg: str) -> Iterator[Engine]:
 @pytest.fixture
 def pg_h(pg: Engine) -> Harness:
     return Harness(pg)
+
+
+@pytest.fixture
+def redis_worker_db() -> Iterator[str]:
+    """This package's own Redis database (15), flushed around the test."""
+    url = redis_url(15)
+    with flushed_redis(url):
+        yield url

@@ -9,7 +9,8 @@ from service.grammar import MOVE_WORDS, SERVICE_WORDS
 HOSTILE = [
     "'; DROP TABLE games; --", "\" OR 1=1 --", "{target}", "{0}", "%s%s%s%n", "{{}}", "${jndi:ldap://x}",
     "<script>alert(1)</script>", "\u202e\u202dvote", "\ufeff", "\u200b" * 50, "🐺" * 300,
-    "vote " + "x" * 5000, "#" * 100, "##", "#ZZZZ", "/start", "/vote@bot bob", "\r\n\r\n", "\t", " " * 200,
+    "vote " + "x" * 5000, "vote\x00bob", "\x00",
+    "#" * 100, "##", "#ZZZZ", "/start", "/vote@bot bob", "\r\n\r\n", "\t", " " * 200,
     "ĀĂĄĆĈ", "ﷺ", "𝕧𝕠𝕥𝕖 𝕓𝕠𝕓", "VOTE BOB", "vote ../../etc/passwd", "vote 0", "vote -1", "vote 1e309",
     "vote 99999999999999999999", "join ZZZZ " + "n" * 100, "new deck " + "seer " * 200, "lang " + "x" * 300,
 ]
@@ -19,10 +20,8 @@ ARGS = ["ann", "bob", "cat", "1", "2", "0", "99", "yes", "no", "on", "off", "2h"
 
 
 def hostile_texts(code: str) -> st.SearchStrategy[str]:
-    """A command (maybe for this game, maybe garbled), arbitrary Unicode, or a known hostile string.
-
-    Without NUL bytes for now: PostgreSQL refuses them and the service does not drop them yet
-    (``test_a_nul_byte_is_answered_on_postgresql`` holds that bug; drop the filter with its fix)."""
+    """A command (maybe for this game, maybe garbled), arbitrary Unicode (NUL bytes too: the service
+    drops them), or a known hostile string."""
     word = st.sampled_from(WORDS)
     arg = st.one_of(st.sampled_from(ARGS), st.text(max_size=12))
     prefix = st.sampled_from(["", f"#{code} ", f"#{code.lower()} ", "#ZZZZ ", "/", "#"])
@@ -33,4 +32,4 @@ def hostile_texts(code: str) -> st.SearchStrategy[str]:
         st.text(st.characters(codec="utf-8"), max_size=50),
         st.sampled_from(HOSTILE),
         st.builds(lambda a, b: a + b, st.sampled_from(HOSTILE), st.text(max_size=20)),
-    ).map(lambda text: text.replace("\x00", ""))
+    )

@@ -1,0 +1,153 @@
+"""A worker killed with SIGKILL in the middle of closing a phase: each phase closes exactly once and
+every message is delivered.
+
+The real worker (`celery worker -P solo`, a subprocess) and beat run on the real PostgreSQL and Redis
+against the stand-in Telegram, on the clock ``tests/worker`` moves. ``killable_target`` makes every
+close, once it holds the game's lock, note itself in a file and wait ``DELAY`` seconds: the test
+makes a phase due, waits for that note, waits a random fraction of up to twice ``DELAY`` (so the kill
+lands inside the close's transaction or just after its commit, while its texts are being sent) and
+kills the worker with SIGKILL; beat stays up, a new worker starts, and the sweep finds the phase.
+
+Then: the event log holds one close (the ``end`` move) per phase number, the outbox drains with every
+row sent, and the stand-in received each text once, with at most one extra copy of a row whose send
+was cut short (``dispatch.py``: Telegram keeps no client key). Two kills by default; 50 in the
+``slow`` suite.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from service.models import GameEvent
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.server import ServerThread
+from tests.reliability.play import assert_delivered
+from tests.worker.conftest import act
+from tests.worker.test_worker import ROOT, TOKEN, FileClock, _env, _settled, _table, wait
+
+DELAY = 0.3  # seconds a close waits while it holds the game's lock
+
+
+class Processes:
+    """One beat for the whole test and a worker that is killed and started again."""
+
+    def __init__(self, tmp: Path, env: dict[str, str]) -> None:
+        self.tmp, self.env = tmp, env
+        self.log = open(tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
+        self.worker: subprocess.Popen[bytes] | None = None
+        self.beat: subprocess.Popen[bytes] | None = None
+        self.celery = [sys.executable, "-m", "celery", "-A", "tests.reliability.killable_target"]
+
+    def start_worker(self) -> None:
+        self.worker = subprocess.Popen(
+            [*self.celery, "worker", "-P", "solo", "--without-mingle", "--without-gossip",
+             "--without-heartbeat", "-l", "info"], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def start_beat(self) -> None:
+        self.beat = subprocess.Popen([*self.celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
+                                     cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def kill_worker(self) -> None:
+        assert self.worker is not None and self.worker.poll() is None, self.tail()
+        os.kill(self.worker.pid, signal.SIGKILL)
+        self.worker.wait()
+
+    def stop(self) -> None:
+        for proc in (self.worker, self.beat):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.log.close()
+
+    def tail(self) -> str:
+        return (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTelegram]:
+    tg = FakeTelegram(TOKEN)
+    with ServerThread(tg.app) as url:
+        tg.url = url  # type: ignore[attr-defined]
+        yield tg
+
+
+def _marks(path: Path) -> Counter[tuple[int, int]]:
+    """How many times each (game, phase) began to close."""
+    return Counter((int(g), int(p)) for g, p, _pid in (line.split() for line in path.read_text().splitlines()))
+
+
+def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str, kills: int, seed: int) -> None:
+    rnd = random.Random(seed)
+    marks = tmp / "closes"
+    marks.touch()
+    # A short lease: a row whose send the kill cut short goes out again 2 s later (one worker
+    # process, so nothing else is sending it meanwhile).
+    env = {**_env(tmp, pg, redis_url, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks),
+           "LUPUS_TEST_CLOSE_DELAY": str(DELAY), "DISPATCH_LEASE_SECONDS": "2"}
+    table = _table(tmp, pg, redis_url)
+    clock = table.clock
+    assert isinstance(clock, FileClock)
+    procs = Processes(tmp, env)
+    made_due: list[tuple[int, int]] = []
+    try:
+        procs.start_beat()
+        procs.start_worker()
+        table.open()
+        for i in range(kills):
+            if table.game().status == "over":
+                table.open()
+            act(table)
+            game = table.game()
+            assert game.id is not None and game.deadline is not None
+            key = (game.id, game.phase_no)
+            clock.set(max(clock.now, game.deadline))
+            wait(lambda: _marks(marks)[key] >= 1, procs, timeout=60, why=f"phase {key} to begin closing")  # noqa: B023
+            # The first kill surely inside the close's transaction; the others anywhere in it or after.
+            time.sleep(DELAY / 3 if i == 0 else rnd.uniform(0, 2 * DELAY))
+            procs.kill_worker()
+            procs.start_worker()
+            wait(lambda: table.game().phase_no != key[1], procs, timeout=60, why=f"phase {key} to close")  # noqa: B023
+            made_due.append(key)
+            # What the close wrote drains before the next kill, so no row is cut short twice.
+            wait(lambda: _settled(pg), procs, timeout=60, why="the outbox to drain")
+    finally:
+        procs.stop()
+
+    begun = _marks(marks)
+    assert sum(begun[k] >= 2 for k in made_due) >= 1, "no kill landed inside a close"
+    with Session(pg) as s:
+        moves = s.exec(select(GameEvent).where(GameEvent.kind == "move")).all()
+    ends = Counter((e.game_id, e.phase_no) for e in moves
+                   if e.data.get("actor") is None and e.data.get("text") == "end")
+    assert all(n == 1 for n in ends.values()), [k for k, n in ends.items() if n != 1]
+    assert all(ends[k] == 1 for k in made_due), [k for k in made_due if ends[k] != 1]
+
+    assert_delivered(table, fake)
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_a_worker_killed_while_closing_a_phase(tmp_path: Path, pg: Engine, redis_worker_db: str,
+                                              fake: FakeTelegram) -> None:
+    kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=2, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.redis
+@pytest.mark.postgres
+@pytest.mark.timeout(3600)
+def test_a_worker_killed_50_times_while_closing_phases(tmp_path: Path, pg: Engine, redis_worker_db: str,
+                                                      fake: FakeTelegram) -> None:
+    kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=50, seed=50)
