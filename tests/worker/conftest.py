@@ -115,6 +115,26 @@ def act(t: Table) -> None:
                 t.say(t.addr[p], f"vote {target}")
 
 
+def everyone_but(t: Table, idle: str) -> None:
+    """Everyone but ``idle`` acts; nobody chooses him, so he stays in the game, idle."""
+    state = t.state()
+    roles = state.roles  # type: ignore[attr-defined]
+    alive = [p for p in state.players if p in state.alive and p != idle]  # type: ignore[attr-defined]
+    wolves = [p for p in alive if roles[p].value == "werewolf"]
+    humans = [p for p in alive if p not in wolves] or [idle]
+    if state.phase is engine.Phase.NIGHT:
+        for wolf in wolves:
+            t.say(t.addr[wolf], f"kill {humans[0]}")
+    elif state.phase is engine.Phase.NOMINATIONS:
+        for p in alive:
+            t.say(t.addr[p], f"vote {humans[-1] if p != humans[-1] else humans[0]}")
+    elif state.phase is engine.Phase.BALLOT:
+        suspects = list(state.suspects)  # type: ignore[attr-defined]
+        for p in alive:
+            if p not in suspects:
+                t.say(t.addr[p], f"vote {suspects[0]}")
+
+
 @pytest.fixture
 def table(db: Engine) -> Table:
     return Table(db)

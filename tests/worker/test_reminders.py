@@ -10,7 +10,7 @@ import engine
 from service.models import Outbox
 from service.reminders import is_quiet, parse_quiet, remind, remind_at
 
-from .conftest import HOST, Table, act
+from .conftest import HOST, Table, act, everyone_but
 
 ROME = ZoneInfo("Europe/Rome")
 QUIET = parse_quiet("22:00-08:00")
@@ -79,7 +79,7 @@ def test_a_player_who_keeps_letting_phases_pass_is_warned_then_the_host_asked(li
             break
         if idle not in lite.state().alive:  # type: ignore[attr-defined]
             break
-        act_but(lite, idle)
+        everyone_but(lite, idle)
         lite.advance(hours=2)
         lite.svc.close_phase(lite.game().id or 0, lite.game().phase_no)
         rows = lite.rows()
@@ -100,23 +100,3 @@ def _reports(rows: list[Outbox], name: str, host: int | None) -> list[str]:
     """The texts that ask the host what to do about `name`."""
     return [r.text for r in rows if r.key == "svc.inactive.host" and r.identity_id == host
             and name in r.text.replace(":", " ").split()]
-
-
-def act_but(t: Table, idle: str) -> None:
-    """Everyone but `idle` acts (he does nothing, so in a day the others still vote)."""
-    state = t.state()
-    roles = state.roles  # type: ignore[attr-defined]
-    alive = [p for p in state.players if p in state.alive and p != idle]  # type: ignore[attr-defined]
-    wolves = [p for p in alive if roles[p].value == "werewolf"]
-    humans = [p for p in alive if p not in wolves and p != idle] or [idle]
-    if state.phase is engine.Phase.NIGHT:
-        for wolf in wolves:
-            t.say(t.addr[wolf], f"kill {humans[0]}")
-    elif state.phase is engine.Phase.NOMINATIONS:
-        for p in alive:
-            t.say(t.addr[p], f"vote {humans[-1]}")
-    elif state.phase is engine.Phase.BALLOT:
-        suspects = list(state.suspects)  # type: ignore[attr-defined]
-        for p in alive:
-            if p not in suspects:
-                t.say(t.addr[p], f"vote {suspects[0]}")

@@ -9,7 +9,7 @@ from sqlmodel import Session, col, select
 import engine
 from service.models import Absence, GameEvent, Seat, Volunteer
 
-from .conftest import HOST, Table
+from .conftest import HOST, Table, everyone_but
 
 
 def sms(t: Table, number: str, text: str) -> list[str]:
@@ -26,25 +26,6 @@ def waiting(t: Table) -> list[int]:
     with Session(t.db) as s:
         return [v.identity_id for v in s.exec(select(Volunteer).order_by(col(Volunteer.id)))]
 
-
-def everyone_but(t: Table, idle: str) -> None:
-    """Everyone but ``idle`` acts; nobody chooses him, so he stays in the game, idle."""
-    state = t.state()
-    roles = state.roles  # type: ignore[attr-defined]
-    alive = [p for p in state.players if p in state.alive and p != idle]  # type: ignore[attr-defined]
-    wolves = [p for p in alive if roles[p].value == "werewolf"]
-    humans = [p for p in alive if p not in wolves]
-    if state.phase is engine.Phase.NIGHT:
-        for wolf in wolves:
-            t.say(t.addr[wolf], f"kill {humans[0]}")
-    elif state.phase is engine.Phase.NOMINATIONS:
-        for p in alive:
-            t.say(t.addr[p], f"vote {humans[-1] if p != humans[-1] else humans[0]}")
-    elif state.phase is engine.Phase.BALLOT:
-        suspects = list(state.suspects)  # type: ignore[attr-defined]
-        for p in alive:
-            if p not in suspects:
-                t.say(t.addr[p], f"vote {suspects[0]}")
 
 
 def test_a_volunteer_takes_the_seat_of_a_player_who_keeps_letting_phases_pass(table: Table) -> None:
