@@ -16,6 +16,7 @@ from sqlalchemy import Engine, text
 from service.db import make_engine
 from tests.databases import flushed_redis, redis_url, throwaway_pg
 from tests.service.conftest import TABLES, Harness, _pg_available
+from tests.worker.test_worker import fake  # noqa: F401 (the stand-in Telegram API, a fixture of the worker tests)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -20,11 +20,9 @@ send was cut short, as ``dispatch.py`` allows).
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +37,13 @@ from service.db import make_engine
 from service.models import Inbound
 from service.reminders import install
 from service.sandbox.fake_telegram import FakeTelegram
-from service.sandbox.server import ServerThread
 from service.settings import Settings
 from tests.databases import PG_ADMIN
 from tests.reliability.play import SECRET, assert_delivered, webhook_say
 from tests.worker.conftest import Table, act
-from tests.worker.test_worker import TOKEN, FileClock, Worker, _env, _settled, _table, wait
+from tests.worker.test_worker import TOKEN, FileClock, Worker, _env, _free_port, _settled, _table, wait
 
 OBSERVER = "lupus-test-observer"  # the application_name of the test's own connections
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTelegram]:
-    tg = FakeTelegram(TOKEN)
-    with ServerThread(tg.app) as url:
-        tg.url = url  # type: ignore[attr-defined]
-        yield tg
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class RedisServer:

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,10 +31,9 @@ from sqlmodel import Session, select
 
 from service.models import GameEvent
 from service.sandbox.fake_telegram import FakeTelegram
-from service.sandbox.server import ServerThread
 from tests.reliability.play import assert_delivered
 from tests.worker.conftest import act
-from tests.worker.test_worker import ROOT, TOKEN, FileClock, _env, _settled, _table, wait
+from tests.worker.test_worker import ROOT, FileClock, _env, _settled, _table, wait
 
 DELAY = 0.3  # seconds a close waits while it holds the game's lock
 
@@ -73,14 +71,6 @@ class Processes:
 
     def tail(self) -> str:
         return (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTelegram]:
-    tg = FakeTelegram(TOKEN)
-    with ServerThread(tg.app) as url:
-        tg.url = url  # type: ignore[attr-defined]
-        yield tg
 
 
 def _marks(path: Path) -> Counter[tuple[int, int]]:
