@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from service.delivery.dispatch import ABANDONED
+from service.delivery.rows import ABANDONED
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from tests.worker.conftest import Table

@@ -7,8 +7,9 @@ from datetime import timedelta
 
 from sqlmodel import Session
 
-from service.delivery.dispatch import ABANDONED, begin, claim, deliver
+from service.delivery.dispatch import deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
+from service.delivery.rows import ABANDONED, begin, claim
 from service.delivery.senders import PermanentReason, RecordingSender, SendResult
 from service.models import Outbox
 from service.reminders import tell_hosts_unreachable

@@ -23,7 +23,7 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, col, func, select
 
 from service.db import make_engine
-from service.delivery.dispatch import ABANDONED
+from service.delivery.rows import ABANDONED
 from service.models import GameEvent, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread

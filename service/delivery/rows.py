@@ -1,0 +1,194 @@
+"""The outbox's rows as the dispatcher sees them, and every write it makes to them: claim (reserve),
+begin (in flight), settle, release, and what a permanent failure or a moved chat changes. Each
+write after the claim is a compare-and-set on (status, attempts), so a worker whose reservation ran
+out cannot overwrite what the next one did. The life of a row is told in ``dispatch``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import structlog
+from sqlalchemy import Engine, and_, exists, or_, tuple_, update
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, select
+
+from service.db import is_sqlite, transaction
+from service.delivery.senders import Button, Keyboard, PermanentReason
+from service.models import Identity, Outbox, utcnow
+
+log = structlog.get_logger(__name__)
+ABANDONED = "abandoned while sending"
+
+
+@dataclass
+class Row:
+    id: int
+    token: int  # the attempts count the claim set: the compare-and-set key
+    identity_id: int
+    channel: str
+    address: str
+    text: str
+    buttons: Keyboard | None
+    dedup_key: str
+    game_id: int | None
+    action: str | None = None  # an act on a chat (mute a Ghost), not a text: see Outbox.action
+
+
+def chat_kind(channel: str, address: str) -> str:
+    """Telegram groups have negative chat ids; everything else is one person."""
+    return "group" if channel == "telegram" and address.startswith("-") else "private"
+
+
+def keyboard(raw: Any) -> Keyboard | None:
+    """The outbox's ``buttons`` column (rows of {text, data|url}), read defensively."""
+    if not raw:
+        return None
+    try:
+        return [[Button(b["text"], b.get("data"), b.get("url")) for b in row] for row in raw]
+    except (TypeError, KeyError, ValueError):
+        log.warning("outbox.bad_buttons", buttons=repr(raw)[:200])
+        return None
+
+
+def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[int] | None = None,
+          limit: int = 200, lease: float = 60) -> list[Row]:
+    """Reserve due rows for sending (see the module docstring), oldest first."""
+    wall = utcnow()
+    earlier = aliased(Outbox)
+    blocked_behind = exists().where(
+        col(earlier.identity_id) == col(Outbox.identity_id), col(earlier.id) < col(Outbox.id),
+        or_(and_(col(earlier.status) == "pending", col(earlier.not_before) > now),
+            and_(col(earlier.status) == "sending", col(earlier.not_before) > wall)))
+    due = or_(and_(col(Outbox.status) == "pending", col(Outbox.not_before) <= now),
+              and_(col(Outbox.status) == "sending", col(Outbox.not_before) <= wall))
+    stmt = (select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .where(due, col(Outbox.channel).in_(list(channels)), ~blocked_behind)
+            .order_by(col(Outbox.id)).limit(limit))
+    if ids is not None:
+        stmt = stmt.where(col(Outbox.id).in_(list(ids)))
+    out: list[Row] = []
+    with transaction(db) as s:
+        if not is_sqlite(str(db.url)):
+            stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
+        for row, person in s.exec(stmt).all():
+            assert row.id is not None
+            if row.status == "sending" and row.sent_at is not None:  # it was in flight when its worker died
+                if (row.last_error or "").startswith(ABANDONED):
+                    row.status, row.last_error = "failed", f"{ABANDONED} twice: not sent a third time"
+                    s.add(row)
+                    log.warning("outbox.abandoned_twice", id=row.id, key=row.dedup_key)
+                    continue
+                row.last_error = f"{ABANDONED} (attempt {row.attempts}): sent once more"
+                log.warning("outbox.abandoned", id=row.id, key=row.dedup_key)
+            # (A row only reserved by a worker that died or ran out of time was never sent: it is
+            # simply taken again.)
+            if person.opted_out or person.unreachable:
+                row.status, row.last_error = "failed", "recipient unreachable"
+                s.add(row)
+                continue
+            row.status, row.attempts = "sending", row.attempts + 1
+            row.not_before, row.sent_at = wall + timedelta(seconds=lease), None
+            s.add(row)
+            out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
+                           keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id, row.action))
+    if out:
+        log.debug("outbox.claimed", rows=[(r.id, r.token) for r in out])
+    return out
+
+
+def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
+    """Mark reserved rows in flight, right before their send; returns the ids still ours (a row
+    whose reservation ran out and that another worker claimed is not ours to send any more)."""
+    if not rows:
+        return set()
+    wall = utcnow()
+    with transaction(db) as s:
+        result = s.execute(update(Outbox).where(
+            ours(rows), col(Outbox.sent_at).is_(None)).values(
+            sent_at=wall, not_before=wall + timedelta(seconds=lease)).returning(col(Outbox.id)))
+        mine = {int(i) for i in result.scalars()}
+    if len(mine) < len(rows):
+        log.info("outbox.overtaken", ids=sorted(r.id for r in rows if r.id not in mine))
+    return mine
+
+
+def ours(rows: Sequence[Row]) -> Any:
+    """Rows still as this worker's claim left them: the compare-and-set on (status, attempts)."""
+    return and_(col(Outbox.status) == "sending",
+                tuple_(col(Outbox.id), col(Outbox.attempts)).in_([(r.id, r.token) for r in rows]))
+
+
+def settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
+    """Write the outcome of claimed rows, each only if still ours (status and attempts unchanged)."""
+    if rows:
+        with transaction(db) as s:
+            s.execute(update(Outbox).where(ours(rows)).values(**values))
+
+
+def release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None = None,
+             spend: bool = False) -> None:
+    """Back to pending until ``when``. A deferral is not an attempt (``spend`` False gives it back)."""
+    if not rows:
+        return
+    values: dict[str, Any] = {"status": "pending", "not_before": when, "sent_at": None}
+    if not spend:
+        values["attempts"] = col(Outbox.attempts) - 1  # the compare-and-set says it is our token
+    if error is not None:
+        values["last_error"] = error[:2000]
+    with transaction(db) as s:
+        s.execute(update(Outbox).where(ours(rows)).values(**values))
+
+
+def release_retrying(db: Engine, rows: Sequence[Row], when: datetime, error: str, tries: int = 6) -> None:
+    """``_release`` after a failure, tried again while the database refuses: the error that stopped
+    the run is often a connection lost (PostgreSQL restarting drops them all), and the first try may
+    meet one too. Rows not handed back would wait for their reservation to run out."""
+    for attempt in range(tries):
+        try:
+            release(db, rows, when, error)
+            return
+        except OperationalError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+
+
+def unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str) -> list[int]:
+    """Mark the person and fail everything queued for him; returns the games concerned."""
+    with transaction(db) as s:
+        person = s.get(Identity, person_id)
+        if person is not None:
+            if reason is PermanentReason.OPTED_OUT:
+                person.opted_out = True
+            else:
+                person.unreachable = True
+            s.add(person)
+        rows = s.exec(select(Outbox).where(Outbox.identity_id == person_id,
+                                           col(Outbox.status).in_(("pending", "sending", "held")))).all()
+        games = sorted({r.game_id for r in rows if r.game_id is not None})
+        s.execute(update(Outbox).where(col(Outbox.identity_id) == person_id,
+                                       col(Outbox.status).in_(("pending", "sending", "held")))
+                  .values(status="failed", last_error=f"{reason.value}: {error}"[:2000]))
+    return games
+
+
+def move_address(db: Engine, identity_id: int, address: str) -> None:
+    """A Telegram group became a supergroup: its new id is where it is reached from now on."""
+    with transaction(db) as s:
+        taken = s.exec(select(Identity).where(Identity.channel == "telegram", Identity.address == address)).first()
+        person = s.get(Identity, identity_id)
+        if person is not None and taken is None:
+            person.address = address
+            s.add(person)
+
+
+def pending_count(db: Engine) -> int:
+    with Session(db) as s:
+        return len(s.exec(select(Outbox.id).where(or_(col(Outbox.status) == "pending",
+                                                      and_(col(Outbox.status) == "sending")))).all())
