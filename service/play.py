@@ -194,7 +194,7 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
     if seat is None:
         return ctx.reply("svc.not_seated")
     pv = engine.public_view(state)
-    if seat.name not in pv["alive"]:
+    if seat.name not in pv["speakers"]:
         return ctx.reply("svc.talk.ghost")
     if state.phase is not Phase.NIGHT:
         room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
@@ -228,7 +228,7 @@ def overheard(ctx: Ctx, room: Room, text: str) -> bool:
         return False
     if game.status == "running" and state is not None and not moderator:
         assert seat is not None
-        if seat.name not in engine.public_view(state)["alive"] or state.phase is Phase.NIGHT:
+        if seat.name not in engine.public_view(state)["speakers"] or state.phase is Phase.NIGHT:
             return False
     name = seat.name if seat else "(moderator)"
     room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])

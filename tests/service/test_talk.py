@@ -75,3 +75,39 @@ def test_the_square_as_a_digest(h: Harness) -> None:
     h.finish_phase()
     digests = [m for m in h.inbox(PHONES[reader]) if m.startswith("Town square")]
     assert digests == [f"Town square (2): {a}: first | {b}: second"]
+
+
+def test_a_revealed_deadalive_talks_on(h: Harness) -> None:
+    # The Deadalive, killed, is revealed and "goes on talking and voting as a living character".
+    names = [f"p{i:02d}" for i in range(12)]
+    h.say("host", "new deck deadalive seer")
+    code = h.game().code
+    for n in names:
+        h.say(n, f"join {code} {n}")
+    h.say("host", "start")
+    roles = _roles(h)
+    deadalive = next(p for p in names if roles[p] == "deadalive")
+    for wolf in (p for p in names if roles[p] == "werewolf"):
+        h.say(wolf, f"kill {deadalive}")
+    h.finish_phase()
+    state = h.state()
+    assert state.phase is Phase.NOMINATIONS and deadalive not in state.living()  # type: ignore[attr-defined]
+    h.clear()
+    assert h.say(deadalive, "I am still here") == []
+    listener = next(p for p in names if p != deadalive)
+    assert h.inbox(listener) == [f"{deadalive}: I am still here"]
+
+
+def test_in_lupusburg_everybody_talks(h: Harness) -> None:
+    # "Even players who have no living characters may take part in the discussions."
+    names = ["ann", "bob", "cat", "dan"]
+    h.say("host", "new lupusburg")
+    code = h.game().code
+    for n in names:
+        h.say(n, f"join {code} {n}")
+    h.say("host", "start")
+    h.finish_phase()
+    assert h.state().phase is not Phase.NIGHT
+    h.clear()
+    assert h.say("ann", "who has the chest?") == []
+    assert h.inbox("bob") == ["ann: who has the chest?"]
