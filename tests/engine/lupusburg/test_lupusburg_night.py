@@ -24,6 +24,14 @@ def test_thief_sees_the_card_and_no_chest_under_the_werewolf() -> None:
     assert find(events, "thief.result")[0].data["chest"] is False
 
 
+def test_thief_sees_a_townsfolk_card_under_the_werewolfs_other_house() -> None:
+    """A look shows the card: the Werewolf's second character acts as the Werewolf but is a
+    Townsfolk card (docs/RULINGS-lupusburg.md, What a look shows)."""
+    _, events = play(four(), "bob: peek ann:right", "end")
+    assert dict(find(events, "thief.result")[0].data) == {"house": "ann:right", "card": "townsfolk",
+                                                           "chest": True, "night": 1}
+
+
 def test_thief_last_choice_counts() -> None:
     s, events = play(four(), "bob: peek cat:left", "bob: peek dan:right")
     assert events[-1].data["changed"] is True
