@@ -99,9 +99,10 @@ def telegram_set_webhook(
 
 @app.command()
 def games() -> None:
-    """List the games: code, status, phase, deadline (UTC), players."""
+    """List the games: code, status, phase (number and kind), deadline (UTC), players."""
     from sqlmodel import Session, col, func, select
 
+    import engine
     from service.db import make_engine
     from service.models import Game, Seat
     from service.settings import get_settings
@@ -113,7 +114,9 @@ def games() -> None:
         for g, n in rows:
             deadline = g.deadline.strftime("%Y-%m-%d %H:%M") if g.deadline else "-"
             paused = " paused" if g.paused else ""
-            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {deadline:<16} {n} players{paused}")
+            kind = engine.public_view(engine.from_json(g.state))["phase"] if g.state else "-"
+            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<16} "
+                       f"{n} players{paused}")
 
 
 @app.command()

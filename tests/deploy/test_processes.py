@@ -5,6 +5,7 @@ SIGTERM (what Heroku and Fly send at shutdown)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -136,6 +137,9 @@ def test_web_serves_healthz_on_port(sqlite_url: str, tmp_path: Path) -> None:
     finally:
         code = stop(proc, log)
     assert code in (0, -signal.SIGTERM) and "Finished server process" in log.read_text(), log.read_text()
+    # Structured logs where a platform reads them: uvicorn's own lines too, one JSON object each.
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert any(e["event"].startswith("Finished server process") and e["level"] == "info" for e in lines)
 
 
 @pytest.mark.parametrize("name, ready", [("worker", "ready."), ("beat", "Sending due task sweep-deadlines")])
@@ -152,3 +156,6 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
         code = stop(proc, log)
     assert code == 0, log.read_text(errors="replace")[-3000:]
     assert (tmp_path / "var" / "celery.db").exists()  # the embedded broker, made where it ran
+    # Celery's own log lines come out structured too (its banner and warnings are printed, not logged).
+    assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines()
+               if line.startswith("{")), log.read_text(errors="replace")[-3000:]
