@@ -154,8 +154,10 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
     if redis_url:
         import redis
 
-        options = {"ssl_cert_reqs": None} if redis_url.startswith("rediss://") else {}
-        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3, **options)
+        from service.settings import redis_tls_options
+
+        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3,
+                                      **redis_tls_options(redis_url))
         try:
             return f"redis, {client.llen(queue)} queued"
         except redis.RedisError as e:
