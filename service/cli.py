@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -212,6 +213,11 @@ Lupus by Message is running on embedded defaults:
   Open the sandbox:  {url}/
 
 Press Ctrl-C to stop.""")
+
+    def _terminate(*_: object) -> None:
+        raise KeyboardInterrupt  # `kill` or a process manager: stop as cleanly as on Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         while True:
             time.sleep(3600)
