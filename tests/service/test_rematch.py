@@ -8,6 +8,7 @@ from engine import Phase, Role
 from engine.lupusburg.bets import coin_choices
 from engine.lupusburg.houses import houses_of
 from engine.lupusburg.state import LupusburgState
+from engine.record import load_record, replay
 from service.i18n import t
 from service.models import Seat
 
@@ -115,6 +116,11 @@ def test_a_lupusburg_series_of_two_games_adds_the_scores(h: Harness) -> None:
     assert h.game(code2).status == "over"
     assert lupusburg(h).outcome.scores == {x: 4 if x == wolf2 else 0 for x in seating}  # type: ignore[union-attr]
 
+    # Game 2's record names its first Burgomaster, so that it replays to the same scores.
+    record = load_record(h.say(p, "record")[0])
+    assert record.options == {"burgomaster": seating[1]} and record.players == seating
+    assert replay(record).state.outcome == lupusburg(h).outcome  # type: ignore[attr-defined]
+
     # The totals, by hand: game 1 plus game 2, in the seating order.
     game1 = {wolf: 0, p: 3, q: 5, r: 6}
     totals = {x: game1[x] + (4 if x == wolf2 else 0) for x in seating}
@@ -137,6 +143,9 @@ def test_a_tabula_rematch_reseats_the_same_players_with_the_same_options(h: Harn
     play_to_end(h)
     old = h.game(code1)
     h.clear()
+    over = t("en", "svc.help.over", code=code1)
+    assert h.say("ann", "help") == [over]
+    assert h.say("host", "help") == [over, t("en", "svc.help.host_over")]
     assert h.say("host", "again") == []
     new = h.game()
     assert new.code != code1 and new.status == "running" and new.rules == "tabula"
