@@ -23,7 +23,7 @@ from sqlmodel import Session, col, or_, select
 
 import engine
 
-from . import grammar, host, lobby, play, volunteers
+from . import grammar, host, lobby, play, rematch, volunteers
 from .context import Ctx
 from .db import Conflict, bump, is_sqlite, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
@@ -294,6 +294,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "remove": host.remove,
     "cohost": host.cohost,
     "end": host.end,
+    "again": rematch.again,
 }
 
 
@@ -357,10 +358,10 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
     games = [g for g, _ in my_games(ctx, ACTIVE)]
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
-        after_end = ("status", "record", "help", "say", None)
+        after_end = ("status", "record", "help", "say", "again", None)
         if last is not None and last.status in ("over", "ended") and p.verb in after_end:
             return _locked(ctx, last)
-        ctx.reply("svc.help.none" if p.verb == "help" else "svc.not_in_game")
+        ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
         return None
     if len(games) > 1 and p.is_move:
         fits = [g for g in games if _move_fits(ctx, g, p)]

@@ -77,7 +77,10 @@ def help_(ctx: Ctx, room: Room) -> None:
             ctx.reply("svc.help.host_lobby")
         return
     if game.status != "running" or room.state is None:
-        return ctx.reply("svc.help.over", code=game.code)
+        ctx.reply("svc.help.over", code=game.code)
+        if room.is_host(me) and room.state is not None:
+            ctx.reply("svc.help.host_over")
+        return
     phase, number = render.phase_label(engine.public_view(room.state), lang)
     info = room.info(ctx.identity)
     when = dict(code=game.code, phase=phase + number, tz=info.tz,

@@ -15,7 +15,7 @@ from sqlmodel import col, select
 import engine
 from engine import Event, GameState, Phase
 
-from . import ghosts, render
+from . import ghosts, render, series
 from .context import SMS
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
@@ -202,6 +202,7 @@ class Room:
             self.prompt()
         if new.phase is Phase.OVER:
             self.reveal_nights()
+            series.tell_totals(self)
         ghosts.sync(self)  # a death, a return, the end: who is muted in the game's group
         self.game.updated_at = self.ctx.now
 

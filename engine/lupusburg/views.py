@@ -71,6 +71,9 @@ def moderator_view(state: LupusburgState) -> dict[str, Any]:
     full = state.to_dict()
     for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge"):
         out[key] = full[key]
+    # Each player's two characters, left house first, as the base game's ``roles`` names one card
+    # (a host's ``end``, the moderator's ``status`` read it).
+    out["roles"] = {p: [state.cards[house(p, side)].value for side in SIDES] for p in state.players}
     return out
 
 
