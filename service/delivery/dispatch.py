@@ -118,6 +118,8 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None) -> Report:
     """Send what is due (only ``ids`` if given) for up to ``budget`` seconds, up to ``concurrency``
     sends at a time (to different chats); see the module docstring."""
+    if not senders:  # every channel is off in this process: nothing it could claim
+        return Report()
     started = time.monotonic()
     run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable,
                max(1, concurrency))
@@ -147,15 +149,18 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         if ids is not None or len(rows) < limit or time.monotonic() - started >= budget:
             break
     if ids is not None:
-        _left_behind(db, ids, clock(), run.report)
+        _left_behind(db, ids, list(senders), clock(), run.report)
     return run.report
 
 
-def _left_behind(db: Engine, ids: Sequence[int], now: datetime, report: Report) -> None:
+def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: datetime, report: Report) -> None:
     """Asked-for rows still pending (not yet due, or queued behind an earlier row of the same chat):
-    reported as deferred, so the task looks at them again rather than leave them to the sweep."""
+    reported as deferred, so the task looks at them again rather than leave them to the sweep. Rows
+    of a channel this process cannot send (no sender: its credentials are not set) are not: the task
+    would come back for them every second for ever."""
     with Session(db) as s:
         rows = s.exec(select(Outbox.id, Outbox.not_before).where(col(Outbox.id).in_(list(ids)),
+                                                                 col(Outbox.channel).in_(list(channels)),
                                                                  Outbox.status == "pending")).all()
     for oid, not_before in rows:
         if oid is not None and oid not in report.deferred:
