@@ -200,16 +200,20 @@ class Service:
 
     # -- what the worker calls ----------------------------------------------------------------------------
     def due_games(self, now: datetime | None = None, limit: int | None = None) -> list[tuple[int, int]]:
-        """(game id, phase number) of running games whose deadline has passed, most overdue first.
-        Only running, unpaused games have a deadline, so the deadline index finds exactly these."""
-        when = now or self.clock()
+        """(game id, phase number) of running games whose deadline has passed, most overdue first."""
+        return [(i, n) for i, n, _ in self.deadlines(now or self.clock(), limit)]
+
+    def deadlines(self, until: datetime, limit: int | None = None) -> list[tuple[int, int, datetime]]:
+        """(game id, phase number, deadline) of running games whose deadline is ``until`` or earlier,
+        soonest first. Only running, unpaused games have a deadline, so the deadline index finds
+        exactly these."""
         with Session(self.db) as session:
-            stmt = (select(Game.id, Game.phase_no).where(
-                col(Game.deadline).is_not(None), col(Game.deadline) <= when,
+            stmt = (select(Game.id, Game.phase_no, Game.deadline).where(
+                col(Game.deadline).is_not(None), col(Game.deadline) <= until,
                 col(Game.status) == "running", col(Game.paused).is_(False))
                 .order_by(col(Game.deadline)))
             rows = session.exec(stmt.limit(limit) if limit else stmt).all()
-        return [(int(i), int(n)) for i, n in rows if i is not None]
+        return [(int(i), int(n), d) for i, n, d in rows if i is not None and d is not None]
 
     def close_phase(self, game_id: int, phase_no: int, skip_locked: bool = False) -> bool:
         """Close the phase if it is still the current one and its deadline has passed.

@@ -37,8 +37,11 @@ class Room:
         self.game = game
         self.id: int = game.id
         s = ctx.session
-        self.seats: list[Seat] = list(s.exec(select(Seat).where(Seat.game_id == game.id)
-                                             .order_by(col(Seat.position), col(Seat.id))))
+        # The seats and the last event's number in one read (the number comes along on every row).
+        last_seq = select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id).scalar_subquery()
+        rows = s.exec(select(Seat, last_seq).where(Seat.game_id == game.id)
+                      .order_by(col(Seat.position), col(Seat.id))).all()
+        self.seats: list[Seat] = [seat for seat, _ in rows]
         ids = {x.identity_id for x in self.seats if x.identity_id is not None}
         if game.host_id is not None:
             ids.add(game.host_id)
@@ -49,7 +52,7 @@ class Room:
             if i.id is not None
         }
         self.state: GameState | None = engine.from_json(game.state) if game.state else None
-        last = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
+        last = rows[0][1] if rows else s.exec(select(last_seq)).one()
         self._seq: int = last or 0
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
@@ -271,8 +274,16 @@ class Room:
     def flush_digests(self) -> None:
         """Merge the square talk held for digest readers into one message each."""
         s = self.ctx.session
-        held = list(s.exec(select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held")
-                           .order_by(col(Outbox.id))))
+        query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
+        # Held rows this command wrote (or changed) must be written before the read; nothing else
+        # bears on it, so the new state and events are left to the command's one flush at the end.
+        unwritten = any(isinstance(o, Outbox) and o.status == "held" for o in s.new) \
+            or any(isinstance(o, Outbox) for o in (*s.dirty, *s.deleted))
+        if unwritten:
+            held = list(s.exec(query))
+        else:
+            with s.no_autoflush:
+                held = list(s.exec(query))
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)
