@@ -211,7 +211,8 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
                      t(person.language, "svc.talk.channel", channel=label, name=name, text=text),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
     for mod in room.moderators():
-        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=channel, name=name,
+        label = t(mod.language, f"channel.{channel}")
+        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=label, name=name,
                                             text=text), f"g{room.id}:e{seq}:i{mod.id}", game_id=room.id)
 
 

@@ -75,3 +75,24 @@ def test_the_square_as_a_digest(h: Harness) -> None:
     h.finish_phase()
     digests = [m for m in h.inbox(PHONES[reader]) if m.startswith("Town square")]
     assert digests == [f"Town square (2): {a}: first | {b}: second"]
+
+
+def test_the_freemasons_talk_in_their_lodge_at_night_and_the_moderator_reads_it(h: Harness) -> None:
+    h.say("host", "new deck seer freemason freemason")
+    code = h.game().code
+    for n in NAMES:
+        h.say(PHONES[n], f"join {code} {n}")
+    h.say("host", "lang it")  # the moderator reads Italian: the lodge is his "loggia"
+    h.say("host", "start")
+    roles = _roles(h)
+    a, b = [p for p in NAMES if roles[p] == "freemason"]
+    h.clear()
+    assert h.say(PHONES[a], "the seer is on our side") == []
+    assert h.inbox(PHONES[b]) == [f"[lodge] {a}: the seer is on our side"]
+    assert h.inbox("host") == [f"[loggia] {a}: the seer is on our side"]
+    assert all("seer is on" not in m for n in NAMES if n not in (a, b) for m in h.inbox(PHONES[n]))
+    # By day the lodge's members talk in the square like everyone else.
+    h.finish_phase()
+    h.clear()
+    h.say(PHONES[b], "good morning")
+    assert all(h.inbox(PHONES[n]) == [f"{b}: good morning"] for n in NAMES if n != b and n in h.state().alive)  # type: ignore[attr-defined]
