@@ -157,3 +157,29 @@ def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> Non
     assert "only phase lengths" in h.say("host", "set deck seer")[0]
     h.say("host", "imposta giorno 8:30")
     assert h.game().options["nominations_at"] == "08:30" and "nominations_minutes" not in h.game().options
+
+
+def test_a_cohost_the_host_names_has_the_host_tools(h: Harness) -> None:
+    code = open_game(h)
+    assert h.say("bob", "cohost ann") == ["Only a host can do that."]
+    assert h.say("host", "cohost nobodyhere") == ["There is no player called nobodyhere. To talk, write: say TEXT."]
+    h.clear()
+    assert h.say("host", "vice ann") == []  # told to the whole table through the outbox
+    assert "ann is now a co-host." in h.inbox("bob") and "ann is now a co-host." in h.inbox("host")
+    h.say("ann", "start")  # a co-host starts the game
+    assert h.game().status == "running"
+    d0 = h.game().deadline
+    assert d0 is not None
+    h.say("ann", "extend 1h")
+    assert h.game().deadline == d0 + timedelta(hours=1)
+    assert h.say("bob", "extend 1h") == ["Only a host can do that."]
+    assert h.say("ann", "pause") == [] and h.game().paused
+    # A co-host has every host tool, and no co-host can be named for an empty seat.
+    h.say("ann", "resume")
+    h.say("ann", "replace dan")
+    assert h.say("ann", "cohost dan") == ["dan has no player now: nobody to make a co-host."]
+    h.say("newbie", f"join {code}")
+    assert "Only a host" in h.say("newbie", "extend 1h")[0]  # the seat's co-host mark did not pass on
+    # A co-host who is replaced loses the tools with the seat.
+    h.say("host", "replace ann")
+    assert "not in a game" in h.say("ann", "extend 1h")[0]
