@@ -12,7 +12,7 @@ from sqlalchemy import Engine, event, inspect
 from sqlmodel import Session, select
 
 from service import app
-from service.models import Inbound
+from service.models import Inbound, Seat
 from service.settings import Settings
 
 from .conftest import Harness
@@ -113,3 +113,30 @@ def test_a_command_that_fails_leaves_nothing_and_hands_nothing_to_the_worker(
     # Nothing was logged as received either: the channel's retry acts.
     h.say(wolf, f"kill {victim}", external_id="tg-9")
     assert h.state() != state and len(h.committed) > len(committed)
+
+
+def test_players_joining_at_once_all_get_a_seat(h: Harness) -> None:
+    h.say("host", "new")
+    code = h.game().code
+    barrier = threading.Barrier(len(NAMES))
+    errors: list[BaseException] = []
+
+    def join(name: str) -> None:
+        try:
+            barrier.wait()
+            h.say(name, f"join {code} {name}")
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=join, args=(n,)) for n in NAMES]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    with Session(h.db) as s:
+        seats = s.exec(select(Seat).where(Seat.game_id == h.game().id)).all()
+    assert sorted(x.name for x in seats) == sorted(NAMES)
+    assert sorted(x.position for x in seats) == list(range(1, len(NAMES) + 1))
+    counts = sorted(int(m.split("(")[1].split()[0]) for m in h.inbox("host") if " joined game " in m)
+    assert counts == list(range(1, len(NAMES) + 1))  # each join saw every join before it
