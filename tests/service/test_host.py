@@ -183,3 +183,15 @@ def test_a_cohost_the_host_names_has_the_host_tools(h: Harness) -> None:
     # A co-host who is replaced loses the tools with the seat.
     h.say("host", "replace ann")
     assert "not in a game" in h.say("ann", "extend 1h")[0]
+
+
+def test_the_moderator_may_not_take_an_open_seat(h: Harness) -> None:
+    code = open_game(h)
+    start(h)
+    h.say("host", "replace dan")
+    assert h.say("host", f"join {code}") == [f"#{code}: you moderate this game and have read every secret, "
+                                             "so you may not take a seat in it."]
+    assert h.say("host", f"volunteer {code}") == [f"#{code}: you moderate this game and have read every secret, "
+                                                  "so you may not take a seat in it."]
+    assert "status shows everything" in h.say("host", "help")[0]  # still the moderator, seat still open
+    assert h.say("newbie", f"join {code}")[0] == f"You take over dan in game {code}."
