@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event, inspect
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from service import app
-from service.models import Inbound, Seat
+from service.models import GameEvent, Inbound, Seat
 from service.settings import Settings
 
 from .conftest import Harness
@@ -140,3 +140,21 @@ def test_players_joining_at_once_all_get_a_seat(h: Harness) -> None:
     assert sorted(x.position for x in seats) == list(range(1, len(NAMES) + 1))
     counts = sorted(int(m.split("(")[1].split()[0]) for m in h.inbox("host") if " joined game " in m)
     assert counts == list(range(1, len(NAMES) + 1))  # each join saw every join before it
+
+
+def test_the_event_log_is_append_only(h: Harness) -> None:
+    seen, hook = _statements(h.db)
+    try:
+        open_game(h)
+        start(h)
+        play_phase(h)
+        h.say("host", "pause")
+        h.say("host", "resume")
+        play_phase(h)
+    finally:
+        event.remove(h.db, "before_cursor_execute", hook)
+    assert any(s.startswith("INSERT INTO GAME_EVENTS") for s in seen)
+    assert not [s for s in seen if s.startswith(("UPDATE GAME_EVENTS", "DELETE FROM GAME_EVENTS"))]
+    with Session(h.db) as s:
+        seqs = [e.seq for e in s.exec(select(GameEvent).order_by(col(GameEvent.id)))]
+    assert seqs == list(range(1, len(seqs) + 1))  # in order, no gaps
