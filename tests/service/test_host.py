@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from engine import Phase
 
 from .conftest import Harness
-from .play import NAMES, open_game, play_phase, play_to_end, start
+from .play import NAMES, WORDS, open_game, play_phase, play_to_end, start
 
 
 def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
@@ -195,3 +197,33 @@ def test_the_moderator_may_not_take_an_open_seat(h: Harness) -> None:
                                                   "so you may not take a seat in it."]
     assert "status shows everything" in h.say("host", "help")[0]  # still the moderator, seat still open
     assert h.say("newbie", f"join {code}")[0] == f"You take over dan in game {code}."
+
+
+HOST_WORDS = {"it": ("sostituisci", "pausa", "riprendi", "proroga"),
+              "es": ("reemplazar", "pausa", "reanudar", "extender")}
+WELCOME = {"it": "Prendi il posto di {name} nella partita {code}.",
+           "es": "Ocupas el lugar de {name} en la partida {code}."}
+PAUSED = {"it": "Un organizzatore ha messo in pausa la partita: l'orologio è fermo.",
+          "es": "Un anfitrión pausó la partida: el reloj está parado."}
+CARD = {"it": "Il tuo personaggio: Lupo Mannaro.", "es": "Tu personaje: Hombre Lobo."}
+
+
+@pytest.mark.parametrize("lang", ["it", "es"])
+def test_a_substitute_and_a_pause_in_italian_and_spanish(h: Harness, lang: str) -> None:
+    replace, pause, resume, extend = HOST_WORDS[lang]
+    code = open_game(h, lang)
+    start(h, lang)
+    wolf = next(p for p, r in h.state().roles.items() if r.value == "werewolf")  # type: ignore[attr-defined]
+    h.say("host", f"{replace} {wolf}")
+    welcome, card = h.say("newbie", f"{WORDS[lang]['join']} {code}")[:2]
+    assert welcome == WELCOME[lang].format(name=wolf, code=code) and card.startswith(CARD[lang])
+    h.clear()
+    h.say("host", pause)
+    assert PAUSED[lang] in h.inbox("newbie")
+    h.say("host", f"{extend} 1h")
+    h.advance(60 * 24)
+    assert h.tick() == 0
+    h.say("host", resume)
+    assert h.game().deadline is not None
+    play_to_end(h, lang)
+    assert h.game().status == "over"
