@@ -95,3 +95,14 @@ def test_a_player_in_two_games_names_one_with_its_code_or_is_asked(h: Harness) -
     assert "several games" in h.say(voter, "kill bob")[0]
     assert h.say(voter, f"#{second} vote {target}") == ["Votes are cast by day: wait for the morning."]
     assert h.state(second) == before
+
+
+def test_a_game_one_only_asked_about_does_not_answer_after_its_end(h: Harness) -> None:
+    code = open_game(h)
+    start(h)
+    assert h.say("stranger", f"#{code} status") == [f"You are not in game {code}."]
+    assert h.say("stranger", f"join {code} zed")[0].startswith(f"No seat of game {code} is open")
+    h.say("host", "end yes")
+    assert h.say("stranger", "record") == ["You are not in a game. Write help."]
+    assert h.say("stranger", "hello?") == ["You are not in a game. Write help."]
+    assert "rules: tabula" in h.say("ann", "record")[0]  # those who played still get it
