@@ -323,9 +323,15 @@ def _locked(ctx: Ctx, game: Game) -> Room:
     assert game.id is not None
     locked = lock_game(ctx.session, game.id)
     assert locked is not None
-    if ctx.identity is not None:
-        ctx.identity.current_game_id = game.id
     return Room(ctx, locked)
+
+
+def _entered(ctx: Ctx, room: Room) -> Room:
+    """A game he plays in or hosts becomes the one he addressed last (``join`` and a substitute's
+    seat set it too); a game he only asked about does not, so it never answers him after its end."""
+    if ctx.identity is not None:
+        ctx.identity.current_game_id = room.id
+    return room
 
 
 def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
@@ -358,7 +364,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
             ctx.reply("svc.not_member", code=game.code)
             return None
-        return room
+        return _entered(ctx, room)
     games = [g for g, _ in my_games(ctx, ACTIVE)]
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
@@ -375,7 +381,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
                   codes=codes)
         return None
-    return _locked(ctx, games[0])
+    return _entered(ctx, _locked(ctx, games[0]))
 
 
 def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:

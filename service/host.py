@@ -159,8 +159,10 @@ def cohost(ctx: Ctx, room: Room, p: Parsed) -> None:
     if not _host(ctx, room):
         return
     seat = _target_seat(ctx, room, p)
-    if seat is None or seat.status != "joined":
+    if seat is None:
         return
+    if seat.status != "joined":
+        return ctx.reply("svc.cohost.no_player", name=seat.name)
     seat.cohost = True
     ctx.session.add(seat)
     room.broadcast("svc.cohost.ok", {"name": seat.name}, kind="host")

@@ -212,6 +212,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
     if game.status == "running":
+        if room.is_moderator(me.id):  # he has read every secret: he may not play (as for volunteers)
+            return ctx.reply("svc.volunteer.moderator", code=game.code)
         return take_open_seat(ctx, room)
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)

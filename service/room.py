@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .context import Ctx
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
-SQUARE_KEYS = frozenset({"svc.talk.relay"})
+SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}

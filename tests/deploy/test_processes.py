@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import text
 
 from service.db import make_engine, upgrade
+from tests.databases import no_postgres
 
 from .procfile import ROOT, procfile
 
@@ -88,7 +89,7 @@ def empty_pg() -> Iterator[str]:
         with admin.connect() as c:
             c.execute(text("select 1"))
     except Exception:
-        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+        no_postgres()
     name = f"lupus_release_{uuid.uuid4().hex[:10]}"
     with admin.connect() as c:
         c.execute(text(f'CREATE DATABASE "{name}"'))

@@ -111,3 +111,44 @@ def test_in_lupusburg_everybody_talks(h: Harness) -> None:
     h.clear()
     assert h.say("ann", "who has the chest?") == []
     assert h.inbox("bob") == ["ann: who has the chest?"]
+
+
+def test_the_freemasons_talk_in_their_lodge_at_night_and_the_moderator_reads_it(h: Harness) -> None:
+    h.say("host", "new deck seer freemason freemason")
+    code = h.game().code
+    for n in NAMES:
+        h.say(PHONES[n], f"join {code} {n}")
+    h.say("host", "lang it")  # the moderator reads Italian: the lodge is his "loggia"
+    h.say("host", "start")
+    roles = _roles(h)
+    a, b = [p for p in NAMES if roles[p] == "freemason"]
+    h.clear()
+    assert h.say(PHONES[a], "the seer is on our side") == []
+    assert h.inbox(PHONES[b]) == [f"[lodge] {a}: the seer is on our side"]
+    assert h.inbox("host") == [f"[loggia] {a}: the seer is on our side"]
+    assert all("seer is on" not in m for n in NAMES if n not in (a, b) for m in h.inbox(PHONES[n]))
+    # By day the lodge's members talk in the square like everyone else.
+    h.finish_phase()
+    h.clear()
+    h.say(PHONES[b], "good morning")
+    assert all(h.inbox(PHONES[n]) == [f"{b}: good morning"] for n in NAMES if n != b and n in h.state().alive)  # type: ignore[attr-defined]
+
+
+def test_the_moderator_talks_to_everyone_as_moderator_in_each_language(h: Harness) -> None:
+    _game(h)
+    h.say(PHONES[NAMES[0]], "lang it")
+    h.say(PHONES[NAMES[1]], "lang es")
+    h.clear()
+    assert h.say("host", "the night is long") == []  # at night too: the moderator is no player
+    assert h.inbox(PHONES[NAMES[0]]) == ["Moderatore: the night is long"]
+    assert h.inbox(PHONES[NAMES[1]]) == ["Moderador: the night is long"]
+    assert h.inbox(PHONES[NAMES[2]]) == ["Moderator: the night is long"]
+    assert h.inbox("host") == []
+    # A player whose seat went to a substitute is nobody's voice after the end.
+    h.say("host", f"replace {NAMES[3]}")
+    h.say("newbie", f"join {h.game().code}")
+    h.say("host", "end yes")
+    h.clear()
+    assert h.say(PHONES[NAMES[3]], "I was robbed") == ["Your seat has no character to play."]
+    h.deliver()
+    assert all("robbed" not in m for msgs in h.channel.sent.values() for m in msgs)
