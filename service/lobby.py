@@ -214,6 +214,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if game.status == "running":
         if room.is_moderator(me.id):  # he has read every secret: he may not play (as for volunteers)
             return ctx.reply("svc.volunteer.moderator", code=game.code)
+        if room.is_former(me.id):
+            return ctx.reply("svc.volunteer.former", code=game.code)
         return take_open_seat(ctx, room)
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)

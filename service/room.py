@@ -30,6 +30,9 @@ SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
 
 
+#: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
+FORMER = "former"
+
 class Room:
     def __init__(self, ctx: Ctx, game: Game) -> None:
         assert game.id is not None
@@ -81,6 +84,11 @@ class Room:
         """The host who does not play sees everything, as the rulebook's Moderator."""
         host = self.game.host_id
         return identity_id is not None and identity_id == host and self.seat_of(identity_id) is None
+
+    def is_former(self, identity_id: int | None) -> bool:
+        """Someone whose seat a host gave to a substitute, or who was removed: he knows his old
+        card and what it learned, so he may not take another seat in this game."""
+        return identity_id is not None and identity_id in self.game.setup.get(FORMER, ())
 
     def moderators(self) -> list[Identity]:
         host = self.people.get(self.game.host_id or -1)

@@ -28,6 +28,12 @@ def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
     assert "Werewolf" in out[1] and "The pack" in out[1]  # the card and what it learned
     # The engine's player name stays: the substitute acts as the wolf, the old identity cannot.
     assert "not in a game" in h.say(wolf, "kill gus")[0]
+    # Nor may he come back in another seat: he knows his old card and what it learned.
+    other_seat = next(p for p in state.players if p not in (wolf,) and state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
+    h.say("host", f"replace {other_seat}")
+    assert "already played in this game" in h.say(wolf, f"join {code}")[0]
+    assert "already played in this game" in h.say(wolf, f"volunteer {code}")[0]
+    assert h.say("newbie2", f"join {code}")[0].startswith(f"You take over {other_seat}")
     human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
     h.say("newbie", f"kill {human}")
     assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
