@@ -33,8 +33,22 @@ __all__ = [
     "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
     "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "close_phase", "from_dict", "from_json",
     "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
-    "to_json", "view",
+    "theme_key", "themes", "to_json", "view",
 ]
+
+
+def themes() -> list[str]:
+    """The themes' keys (``nights_of_blood``), as a record or a host names them."""
+    from .tabula.deck import THEMES
+
+    return sorted(THEMES)
+
+
+def theme_key(name: str) -> str:
+    """The key of the theme ``name`` names (its printed title or key), or ``InvalidSetup``."""
+    from .tabula.deck import theme_named
+
+    return theme_named(name)[0]
 
 
 def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:

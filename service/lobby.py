@@ -95,7 +95,7 @@ def parse_choices(words: list[str]) -> Choices:
             continue
         i += 2
         if key == "theme":
-            c.setup["theme"] = arg
+            c.setup["theme"] = engine.theme_key(arg)  # an unknown theme: InvalidSetup, answered at once
         elif key in ("night", "nominations", "ballot"):
             at, minutes = grammar.parse_time(arg), grammar.parse_duration(arg)
             if at is None and minutes is None:
@@ -129,6 +129,8 @@ def new(ctx: Ctx, p: Parsed) -> None:
         c = parse_choices(list(p.args))
     except BadWord as e:
         return ctx.reply("svc.new.bad", word=e.word)
+    except InvalidSetup as e:
+        return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
     rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
     lang = c.lang or ctx.lang
     code = fresh_code(ctx)
@@ -171,6 +173,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
         c = parse_choices(list(p.args))
     except BadWord as e:
         return ctx.reply("svc.new.bad", word=e.word)
+    except InvalidSetup as e:
+        return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
     if not p.args or (game.status != "lobby" and not c.timing_only) or game.status in ("over", "ended"):
         return ctx.reply("svc.set.bad", code=game.code)
     for phase in ("night", "nominations", "ballot"):

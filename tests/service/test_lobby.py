@@ -5,8 +5,10 @@ seating is shuffled at the start from the game's seed."""
 from __future__ import annotations
 
 import pytest
+from sqlmodel import Session, select
 
 from engine.rng import rng
+from service.models import Game
 
 from .conftest import Harness
 from .play import NAMES, open_game, start
@@ -54,7 +56,7 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     (NAMES, "deck seer seer", "There is only one Seer card."),
     (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
     (NAMES, "deck werewolf werewolf werewolf werewolf", "4 Werewolves would win at once."),
-    (NAMES, "theme unicorns", "There is no theme called unicorns."),
+    (NAMES[:7], "theme the_night_shift", "The theme the_night_shift is for 8 to 13 players (there are 7)."),
 ])
 def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, names: list[str], extra: str,
                                                                 reason: str) -> None:
@@ -62,6 +64,18 @@ def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, name
     before = _snapshot(h)
     assert h.say("host", "start") == [f"The game cannot start: {reason}"]
     assert _snapshot(h) == before and h.game().status == "lobby"
+
+
+def test_an_unknown_theme_is_refused_at_once_with_the_themes(h: Harness) -> None:
+    themes = ("The themes: different_factions_different_afterlives, mythomania, nights_of_blood, "
+              "the_evil_and_the_cure, the_few_and_the_special, the_lovers_of_mystery, the_night_shift.")
+    assert h.say("host", "new theme unicorns") == ["There is no theme called unicorns. " + themes]
+    with Session(h.db) as s:
+        assert s.exec(select(Game)).all() == []  # nothing was created
+    open_game(h, extra="theme nights_of_blood")
+    before = _snapshot(h)
+    assert h.say("host", "set theme unicorns") == ["There is no theme called unicorns. " + themes]
+    assert _snapshot(h) == before and h.game().setup == {"theme": "nights_of_blood"}
 
 
 def test_only_a_host_starts_and_the_seating_is_shuffled_from_the_seed(h: Harness) -> None:
