@@ -21,7 +21,7 @@ import engine
 from . import ghosts, grammar, render, volunteers
 from .context import Ctx
 from .grammar import Parsed
-from .i18n import deadline_text, t
+from .i18n import deadline_text, duration_text, t
 from .models import Identity, Seat
 from .room import FORMER, Room
 
@@ -52,24 +52,23 @@ def move_deadline(ctx: Ctx, room: Room, p: Parsed, sign: int) -> None:
     if minutes is None:
         return ctx.reply("svc.bad_duration")
     game = room.game
-    if game.paused:
-        game.paused_remaining = max(0, (game.paused_remaining or 0) + sign * minutes * 60)
-        deadline = ctx.now + timedelta(seconds=game.paused_remaining)
-    else:
-        current = game.deadline or ctx.now
-        game.deadline = max(ctx.now, current + sign * timedelta(minutes=minutes))
-        deadline = game.deadline
     room.log("host", "deadline", {"minutes": sign * minutes})
-    _announce_deadline(room, "svc.deadline_moved", deadline)
+    if game.paused:  # the clock is stopped: what moves is the time left when it starts again
+        game.paused_remaining = max(0, (game.paused_remaining or 0) + sign * minutes * 60)
+        return _announce_deadline(room, "svc.deadline_moved_paused", None, left=game.paused_remaining)
+    current = game.deadline or ctx.now
+    game.deadline = max(ctx.now, current + sign * timedelta(minutes=minutes))
+    _announce_deadline(room, "svc.deadline_moved", game.deadline)
 
 
-def _announce_deadline(room: Room, key: str, deadline: datetime | None) -> None:
-    """Each reader gets the phase and the time in his own language."""
+def _announce_deadline(room: Room, key: str, deadline: datetime | None, left: float | None = None) -> None:
+    """Each reader gets the phase and the time (or, paused, the time ``left``) in his own language."""
     seq = room.log("host", key, {})
     for person in room.public_people():
         lang = person.language
-        text = t(lang, key, phase=_phase_name(room, lang),
-                 deadline=deadline_text(deadline, room.info(person).tz, lang))
+        when = {"left": duration_text(left, lang)} if left is not None else {
+            "deadline": deadline_text(deadline, room.info(person).tz, lang)}
+        text = t(lang, key, phase=_phase_name(room, lang), **when)
         room.ctx.send(person, key, text, f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import io
 import string
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime
+from babel.dates import format_datetime, format_timedelta
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -63,6 +63,15 @@ def deadline_text(when: datetime | None, tz: str, lang: str) -> str:
     if when is None:
         return t(lang, "svc.no_deadline")
     return format_datetime(when, "EEE d MMM HH:mm", tzinfo=ZoneInfo(tz), locale=lang)
+
+
+def duration_text(seconds: float, lang: str) -> str:
+    """A span of time in words, to the minute: "2 hours 30 minutes", "2 ore 30 minuti"."""
+    minutes = max(0, round(seconds / 60))
+    parts = [(minutes // 1440, 86400), (minutes // 60 % 24, 3600), (minutes % 60, 60)]
+    words = [format_timedelta(timedelta(seconds=n * unit), threshold=1, granularity="minute", locale=lang)
+             for n, unit in parts if n]
+    return " ".join(words) or format_timedelta(timedelta(0), granularity="minute", locale=lang)
 
 
 # -- SMS ---------------------------------------------------------------------------------------------

@@ -64,6 +64,22 @@ def test_a_paused_game_does_not_move(h: Harness) -> None:
     assert h.state().phase is Phase.NOMINATIONS
 
 
+def test_extend_while_paused_moves_the_time_left(h: Harness) -> None:
+    open_game(h)
+    start(h)
+    h.advance(60)  # a night of 12 hours: 11 left
+    h.say("host", "pause")
+    h.clear()
+    h.say("host", "extend 1h30")
+    assert h.game().deadline is None  # still paused: no deadline is announced
+    assert any(m.endswith("when it resumes, the night has 12 hours 30 minutes left.") for m in h.inbox("ann"))
+    h.say("bob", "lang it")
+    h.say("host", "shorten 30m")
+    assert any(m.endswith("restano 12 ore.") for m in h.inbox("bob"))
+    h.say("host", "resume")
+    assert h.game().deadline == h.clock.now + timedelta(hours=12)
+
+
 def test_extend_and_shorten_move_the_deadline(h: Harness) -> None:
     open_game(h)
     start(h)
