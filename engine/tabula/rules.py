@@ -35,7 +35,7 @@ _ = _characters, themes
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
 #: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
-Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
+Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
 @functools.lru_cache(maxsize=256)
@@ -111,10 +111,7 @@ class TabulaRules:
         and for ``apply`` the usable power by verb with its targets. Most players hold no
         power; they share one entry (a ballot vote, or nothing)."""
         extra = extra_holders(state)
-        powered: frozenset[str] | None = state.game_memo().get("powered")
-        if powered is None:
-            powered = state.game_memo()["powered"] = frozenset(
-                p for p in state.players if CHARACTERS[state.roles[p]].powers)
+        powered = self._powered(state)[state.phase]
         nothing: Options = ((), {})
         table: dict[str, Options] = dict.fromkeys(state.players, nothing)
         voters: frozenset[str] = frozenset()
@@ -125,16 +122,28 @@ class TabulaRules:
                 table[player] = plain_vote
         for player in powered.union(extra) if extra else powered:
             out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
-            by_verb: dict[Verb, tuple[Power, frozenset[str | None]]] = {}
+            by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
             for power in powers_of(state, player):
                 if power.usable(state, player):
                     targets: tuple[str | None, ...] = (
                         (None,) if power.no_target else tuple(power.targets(state, player)))
                     if targets:
                         out.append((power.verb, targets))
-                    by_verb.setdefault(power.verb, (power, frozenset(targets)))
+                    by_verb.setdefault(power.verb, (power, targets))
             table[player] = (tuple(out), by_verb)
         return table
+
+    def _powered(self, state: TabulaState) -> dict[Phase, frozenset[str]]:
+        """By phase, the players whose card holds a power for it (once a game: most players
+        hold none, and no card acts in the nominations)."""
+        memo = state.game_memo()
+        powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
+        if powered is None:
+            cards = {p: CHARACTERS[state.roles[p]].powers for p in state.players}
+            powered = memo["powered"] = {
+                phase: frozenset(p for p, powers in cards.items() if any(phase in pw.phases for pw in powers))
+                for phase in Phase}
+        return powered
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
@@ -184,7 +193,7 @@ class TabulaRules:
         found = self._options(state, actor)[1].get(action.verb)
         if found is None:  # no usable power of that verb: _power_for says why not
             power = self._power_for(state, action)
-            found = power, frozenset(power.targets(state, actor))
+            found = power, tuple(power.targets(state, actor))
         power, allowed = found
         target = action.target
         if power.no_target:
