@@ -5,9 +5,10 @@ Everything here is an immutable value that serializes to JSON primitives.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from typing import Any, NamedTuple
 
 
@@ -173,6 +174,12 @@ class Event(_EventFields):
     def from_json(cls, raw: Mapping[str, Any]) -> Event:
         to = raw.get("to")
         return cls(raw["key"], dict(raw.get("data", {})), tuple(to) if to is not None else None, raw.get("channel"))
+
+
+new_event: Callable[[tuple[str, Mapping[str, Any], tuple[str, ...] | None, str | None]], Event] = partial(
+    _tuple_new, Event)
+"""``Event(key, data, to, channel)`` from the four of them in a tuple, without the Python-level
+``__new__`` (for the moves, which make one each)."""
 
 
 @dataclass(frozen=True, slots=True)

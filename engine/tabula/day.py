@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..suspects import two_suspects
-from ..types import BALLOT, NOMINATIONS, Action, Event
+from ..types import BALLOT, NOMINATIONS, Action, Event, new_event
 from .character import DAY_CLOSE_STEPS
 from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
@@ -75,7 +75,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         new = state.in_phase("votes", (*state.votes, (voter, target)),
                              {"voted": voted.union((voter,)), "tally": after})
         # The whole running tally is in the public view; the event says what changed.
-        return new, [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
+        return new, [new_event(("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
     if phase is BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
@@ -89,7 +89,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         changed = voter in ballots
         ballots[voter] = target
         return state.in_phase("ballots", ballots), [
-            Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))
+            new_event(("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
 

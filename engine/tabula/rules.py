@@ -22,6 +22,7 @@ from ..types import (
     Role,
     RuleSet,
     Verb,
+    new_event,
 )
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
@@ -155,7 +156,9 @@ class TabulaRules:
         if table is None:
             table = memo["options"] = self._option_table(state)
         fixed = table[player][0]
-        if phase is NOMINATIONS and player not in state.voted():
+        cache = state.__dict__.get("_cache")  # state.voted(), without the call when known
+        voted = cache.get("voted") if cache is not None else None
+        if phase is NOMINATIONS and player not in (state.voted() if voted is None else voted):
             living = memo.get("living") or state.living()
             return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
         return list(fixed)
@@ -213,7 +216,7 @@ class TabulaRules:
         new = state.in_phase("choices", choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
-        return new, [Event("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel)]
+        return new, [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
 
     def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice (the same all phase long)."""
