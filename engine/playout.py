@@ -19,12 +19,17 @@ OnStep = Callable[[Action | None, GameState, list[Event]], None]
 def random_moves(state: GameState, rnd: random.Random, eagerness: float = 0.9) -> list[Action]:
     """One random legal action for each player who can act, each with probability ``eagerness``."""
     moves = []
+    draw, choice = rnd.random, rnd.choice
     for p in actors(state):  # in seating order, as all players were asked before: the same draws
         options = legal_choices(state, p)
-        if options and rnd.random() < eagerness:
-            verb, targets = options[0] if len(options) == 1 else rnd.choice(options)
-            moves.append(Action(p, verb, targets[0] if len(targets) == 1 else rnd.choice(targets)))
+        if options and draw() < eagerness:
+            verb, targets = options[0] if len(options) == 1 else choice(options)
+            moves.append(_action(Action, (p, verb, targets[0] if len(targets) == 1 else choice(targets))))
     return moves
+
+
+_action = tuple.__new__
+"""``Action(...)`` without its Python-level ``__new__`` (a game makes some 300)."""
 
 
 def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,

@@ -225,11 +225,15 @@ def slot_holders(state: TabulaState, slot: str) -> tuple[str, ...]:
         by_slot = memo["slot_holders"] = {}
     found = by_slot.get(slot)
     if found is None:
-        extra, roles = extra_holders(state), state.roles
+        game = state.game_memo()
+        cards: frozenset[str] | None = game.get("slot:" + slot)
+        if cards is None:  # who holds it by his card (the cards never change)
+            cards = game["slot:" + slot] = frozenset(
+                p for p in state.players if any(pw.slot == slot for pw in CHARACTERS[state.roles[p]].powers))
+        extra = extra_holders(state)
         found = by_slot[slot] = tuple(
             p for p in state.living()
-            if any(pw.slot == slot for pw in CHARACTERS[roles[p]].powers)
-            or any(pw.slot == slot for pw in extra.get(p, ())))
+            if p in cards or (extra and any(pw.slot == slot for pw in extra.get(p, ()))))
     return found
 
 

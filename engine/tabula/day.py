@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..errors import IllegalAction
 from ..suspects import two_suspects
-from ..types import Action, Event, Phase
+from ..types import BALLOT, NOMINATIONS, Action, Event, new_event
 from .character import DAY_CLOSE_STEPS
 from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
@@ -55,12 +55,14 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     voter, _, target = action
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
-    if state.phase is Phase.NOMINATIONS:
-        cache = state.__dict__.get("_cache")
+    phase = state.phase
+    if phase is NOMINATIONS:
+        fields = state.__dict__
+        cache = fields.get("_cache")
         if cache is None or "tally" not in cache:
             state.cached("tally", _tally)
             state.voted()
-            cache = state.__dict__["_cache"]
+            cache = fields["_cache"]
         voted: frozenset[str] = cache["voted"]
         if voter in voted:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
@@ -70,10 +72,11 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         count = tally.get(target, 0) + 1
         after = tally.copy()
         after[target] = count
-        new = state.in_phase("votes", (*state.votes, (voter, target)), {"voted": voted | {voter}, "tally": after})
+        new = state.in_phase("votes", (*state.votes, (voter, target)),
+                             {"voted": voted.union((voter,)), "tally": after})
         # The whole running tally is in the public view; the event says what changed.
-        return new, [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
-    if state.phase is Phase.BALLOT:
+        return new, [new_event(("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
+    if phase is BALLOT:
         if voter in state.suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
         if not speaks_as_living(state, voter):
@@ -86,7 +89,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         changed = voter in ballots
         ballots[voter] = target
         return state.in_phase("ballots", ballots), [
-            Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))
+            new_event(("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
 
@@ -131,7 +134,7 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
     owl = state.marks.get("owl")
     if owl is not None and owl in state.alive:
         events.append(Event("owl_man.named", {"target": owl}))
-    new = state.evolve(phase=Phase.BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={},
+    new = state.evolve(phase=BALLOT, phase_no=state.phase_no + 1, suspects=suspects, ballots={},
                        marks={k: v for k, v in state.marks.items() if k != "owl"})
     events.append(Event("day.suspects", {"suspects": list(suspects),
                                          "tally": [[p, n] for p, n in ranked_all]}))

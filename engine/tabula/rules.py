@@ -8,7 +8,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import IllegalAction, InvalidSetup
-from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
+from ..types import (
+    BALLOT,
+    NIGHT,
+    NOMINATIONS,
+    OVER,
+    VOTE,
+    Action,
+    Event,
+    GameConfig,
+    Outcome,
+    Phase,
+    Role,
+    RuleSet,
+    Verb,
+    new_event,
+)
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
@@ -21,7 +36,7 @@ _ = _characters, themes
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
 #: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
-Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, frozenset[str | None]]]]
+Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
 @functools.lru_cache(maxsize=256)
@@ -58,7 +73,7 @@ class TabulaRules:
                 options.setdefault(key, value)
         state = TabulaState(
             rules=self.name, seed=seed, players=players, roles=roles, options=options,
-            phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
+            phase=NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
             welcome=None, choices={}, votes=(), ballots={}, suspects=(), marks={}, knowledge={},
         )
         return self.start(state)
@@ -97,51 +112,62 @@ class TabulaRules:
         and for ``apply`` the usable power by verb with its targets. Most players hold no
         power; they share one entry (a ballot vote, or nothing)."""
         extra = extra_holders(state)
-        powered: frozenset[str] | None = state.game_memo().get("powered")
-        if powered is None:
-            powered = state.game_memo()["powered"] = frozenset(
-                p for p in state.players if CHARACTERS[state.roles[p]].powers)
+        powered = self._powered(state)[state.phase]
         nothing: Options = ((), {})
         table: dict[str, Options] = dict.fromkeys(state.players, nothing)
         voters: frozenset[str] = frozenset()
-        if state.phase is Phase.BALLOT:
+        if state.phase is BALLOT:
             voters = frozenset(day.ballot_voters(state))
-            plain_vote: Options = (((Verb.VOTE, state.suspects),), {})
+            plain_vote: Options = (((VOTE, state.suspects),), {})
             for player in voters:
                 table[player] = plain_vote
         for player in powered.union(extra) if extra else powered:
-            out: list[tuple[Verb, tuple[str | None, ...]]] = [(Verb.VOTE, state.suspects)] if player in voters else []
-            by_verb: dict[Verb, tuple[Power, frozenset[str | None]]] = {}
+            out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
+            by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
             for power in powers_of(state, player):
                 if power.usable(state, player):
                     targets: tuple[str | None, ...] = (
                         (None,) if power.no_target else tuple(power.targets(state, player)))
                     if targets:
                         out.append((power.verb, targets))
-                    by_verb.setdefault(power.verb, (power, frozenset(targets)))
+                    by_verb.setdefault(power.verb, (power, targets))
             table[player] = (tuple(out), by_verb)
         return table
+
+    def _powered(self, state: TabulaState) -> dict[Phase, frozenset[str]]:
+        """By phase, the players whose card holds a power for it (once a game: most players
+        hold none, and no card acts in the nominations)."""
+        memo = state.game_memo()
+        powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
+        if powered is None:
+            cards = {p: CHARACTERS[state.roles[p]].powers for p in state.players}
+            powered = memo["powered"] = {
+                phase: frozenset(p for p, powers in cards.items() if any(phase in pw.phases for pw in powers))
+                for phase in Phase}
+        return powered
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
         phase = state.phase
-        if phase is Phase.OVER or player not in state.roles:
+        if phase is OVER or player not in state.roles:
             return []
         memo = state.__dict__.get("_phase") or state.phase_memo()
         table: dict[str, Options] | None = memo.get("options")
         if table is None:
             table = memo["options"] = self._option_table(state)
         fixed = table[player][0]
-        if phase is Phase.NOMINATIONS and player not in state.voted():
+        cache = state.__dict__.get("_cache")  # state.voted(), without the call when known
+        voted = cache.get("voted") if cache is not None else None
+        if phase is NOMINATIONS and player not in (state.voted() if voted is None else voted):
             living = memo.get("living") or state.living()
-            return [(Verb.VOTE, living), *fixed] if fixed else [(Verb.VOTE, living)]
+            return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
         return list(fixed)
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
     def actors(self, state: TabulaState) -> tuple[str, ...]:
-        if state.phase is Phase.OVER:
+        if state.phase is OVER:
             return ()
         memo = state.phase_memo()
         fixed: tuple[str, ...] | None = memo.get("actors")
@@ -149,7 +175,7 @@ class TabulaRules:
             self._options(state, state.players[0])
             table: dict[str, Options] = memo["options"]
             fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
-        if state.phase is not Phase.NOMINATIONS:
+        if state.phase is not NOMINATIONS:
             return fixed
         voted = state.voted()
         return tuple(p for p in state.players if p not in voted or p in fixed)
@@ -159,17 +185,18 @@ class TabulaRules:
 
     # -- acting -----------------------------------------------------------------------------------
     def apply(self, state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
-        actor = action.actor
-        if state.phase is Phase.OVER:
+        actor, verb, _ = action
+        phase = state.phase
+        if verb is VOTE and (phase is NOMINATIONS or phase is BALLOT) and actor in state.roles:
+            return day.vote(state, action)  # nine moves in ten: first
+        if phase is OVER:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
-        if action.verb is Verb.VOTE and state.phase in (Phase.NOMINATIONS, Phase.BALLOT):
-            return day.vote(state, action)
         found = self._options(state, actor)[1].get(action.verb)
         if found is None:  # no usable power of that verb: _power_for says why not
             power = self._power_for(state, action)
-            found = power, frozenset(power.targets(state, actor))
+            found = power, tuple(power.targets(state, actor))
         power, allowed = found
         target = action.target
         if power.no_target:
@@ -189,7 +216,7 @@ class TabulaRules:
         new = state.in_phase("choices", choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
-        return new, [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
+        return new, [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
 
     def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice (the same all phase long)."""
@@ -218,7 +245,7 @@ class TabulaRules:
         for p in mine:
             if p.usable(state, action.actor):
                 return p
-        if action.verb is Verb.VOTE:
+        if action.verb is VOTE:
             raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
         if not mine:
             raise IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
@@ -227,7 +254,7 @@ class TabulaRules:
         if action.actor not in state.alive and not p.as_ghost:
             raise IllegalAction("actor.dead", "Ghosts cannot act")
         if state.phase not in p.phases:
-            when = "at night" if Phase.NIGHT in p.phases else "by day"
+            when = "at night" if NIGHT in p.phases else "by day"
             raise IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
                                 verb=action.verb.value)
         raise IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
@@ -243,20 +270,20 @@ class TabulaRules:
 
     # -- closing ----------------------------------------------------------------------------------
     def close_phase(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
-        if state.phase is Phase.NIGHT:
+        if state.phase is NIGHT:
             table = night.resolve(state)
-            return self._after_deaths(table, Phase.NOMINATIONS)
-        if state.phase is Phase.NOMINATIONS:
+            return self._after_deaths(table, NOMINATIONS)
+        if state.phase is NOMINATIONS:
             return day.close_nominations(state)
-        if state.phase is Phase.BALLOT:
+        if state.phase is BALLOT:
             table, _ = day.close_ballot(state)
-            return self._after_deaths(table, Phase.NIGHT)
+            return self._after_deaths(table, NIGHT)
         return state, []
 
     def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
         s = table.start
         # The next phase's state at once (the end check reads only who lives and the cards).
-        if nxt is Phase.NOMINATIONS:
+        if nxt is NOMINATIONS:
             state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
                                  ballots={}, suspects=())
         else:
@@ -270,7 +297,7 @@ class TabulaRules:
                                  ballots=s.ballots, suspects=s.suspects)
             done, more = end.finish(ended, outcome)
             return done, events + more
-        if nxt is Phase.NOMINATIONS:
+        if nxt is NOMINATIONS:
             events.append(Event("phase.nominations", {"day": s.day + 1}))
         else:
             events.append(Event("phase.night", {"night": s.night + 1}))
