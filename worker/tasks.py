@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import structlog
+
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
 from service.ghosts import refused
@@ -19,6 +21,7 @@ from worker.sweeps import enqueue_due
 MAX_COUNTDOWN = 30.0
 SWEEP_MARGIN = 1.0  # seconds: a sweep looks this far past the next one (beat is not exact)
 DISPATCH_BUDGET = 5.0  # seconds of sending per task run
+log = structlog.get_logger("lupus.worker")
 
 
 @app.task(name="lupus.close_phase")
@@ -27,7 +30,11 @@ def close_phase(game_id: int, phase_no: int, at: float | None = None) -> bool:
     # (a countdown cut short, another machine's clock): again when it is due.
     if at is not None and (early := at - runtime.clock().timestamp()) > 0:
         raise RetryLater(min(early, MAX_COUNTDOWN), "before its deadline")
-    return runtime.service().close_phase(game_id, phase_no)
+    with structlog.contextvars.bound_contextvars(game=game_id, phase_no=phase_no):
+        closed = runtime.service().close_phase(game_id, phase_no)
+        # One line per close for the operator (`phase.stale`: closed already, moved, paused or over).
+        log.info("phase.closed" if closed else "phase.stale", game=game_id, phase_no=phase_no)
+        return closed
 
 
 @app.task(name="lupus.sweep_deadlines")

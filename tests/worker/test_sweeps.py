@@ -8,6 +8,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import structlog
+import structlog.testing
 from sqlalchemy import update
 from sqlmodel import col
 
@@ -83,8 +85,11 @@ def test_a_close_enqueued_ahead_waits_for_its_deadline(lite: Table, monkeypatch:
     assert 1.9 < early.value.seconds <= 2.0 and lite.game().phase_no == game.phase_no
     lite.clock.now = game.deadline
     monkeypatch.setattr(runtime, "clock", lambda: game.deadline)
-    assert tasks.close_phase(game.id, game.phase_no, game.deadline.timestamp())
-    assert not tasks.close_phase(game.id, game.phase_no, game.deadline.timestamp())  # a copy: a no-op
+    with structlog.testing.capture_logs() as logs:
+        assert tasks.close_phase(game.id, game.phase_no, game.deadline.timestamp())
+        assert not tasks.close_phase(game.id, game.phase_no, game.deadline.timestamp())  # a copy: a no-op
+    said = [(x["event"], x["game"], x["phase_no"]) for x in logs if x["event"].startswith("phase.")]
+    assert said == [("phase.closed", game.id, game.phase_no), ("phase.stale", game.id, game.phase_no)]
 
 
 @pytest.mark.redis
