@@ -14,9 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, create_engine, event, update
+from sqlalchemy import CursorResult, Engine, create_engine, event, inspect, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from .models import Game
 
@@ -68,18 +70,36 @@ def transaction(engine: Engine) -> Iterator[Session]:
             raise
 
 
-def lock_game(session: Session, game_id: int) -> Game | None:
-    """Load a game for writing: a row lock on PostgreSQL (SQLite is already serialized)."""
-    stmt = select(Game).where(Game.id == game_id).with_for_update().execution_options(populate_existing=True)
+def lock_game(session: Session, game_id: int | None = None, *, code: str | None = None) -> Game | None:
+    """Load a game for writing, by id or by its code: a row lock on PostgreSQL (SQLite is already
+    serialized). By code it is one statement where a look-up and then the lock took two."""
+    where = Game.id == game_id if code is None else Game.code == code
+    stmt = select(Game).where(where).with_for_update().execution_options(populate_existing=True)
     return session.exec(stmt).first()
 
 
+def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **values: Any) -> int | None:
+    """``INSERT ... ON CONFLICT (key) DO NOTHING RETURNING id``: the new row's id, or None when a row
+    with that key exists (or is being written by a transaction that then commits: PostgreSQL waits
+    for it). One statement where a look-up and an insert took two."""
+    table = cast("Any", model).__table__
+    ins = sqlite_insert(table) if session.get_bind().dialect.name == "sqlite" else pg_insert(table)
+    stmt = ins.values(**values).on_conflict_do_nothing(index_elements=list(key)).returning(table.c.id)
+    row = session.execute(stmt).first()
+    return int(row[0]) if row is not None else None
+
+
 def bump(session: Session, game: Game) -> None:
-    """Compare-and-set the game's version; everything else of the row is flushed as usual."""
+    """Compare-and-set the game's version, in the one UPDATE that also writes what the command
+    changed in the game's row (everything else the session holds is flushed as usual)."""
     assert game.id is not None
     old = game.version
+    changed = {a.key: a.value for a in inspect(game).attrs if a.key != "version" and a.history.has_changes()}
+    for key, value in changed.items():  # written by the UPDATE below, not by the flush
+        set_committed_value(game, key, value)
     session.flush()
-    stmt = update(Game).where(col(Game.id) == game.id, col(Game.version) == old).values(version=old + 1)
+    stmt = (update(Game).where(col(Game.id) == game.id, col(Game.version) == old).values(version=old + 1, **changed)
+            .execution_options(synchronize_session=False))
     result = cast("CursorResult[Any]", session.execute(stmt))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
