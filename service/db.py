@@ -31,7 +31,11 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str, **kw: Any) -> Engine:
+def make_engine(url: str, pre_ping: bool = True, **kw: Any) -> Engine:
+    """``pre_ping``: test each pooled connection with a round trip before lending it (PostgreSQL).
+    A caller that retries a transaction on ``OperationalError`` (``Service.run``) can go without:
+    a connection found dead then fails its first statement, SQLAlchemy drops it and every older one
+    in the pool, and the retry runs on a new one."""
     if is_sqlite(url):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
@@ -39,7 +43,7 @@ def make_engine(url: str, **kw: Any) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **kw)
         _serialize_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, **kw)
+    return create_engine(url, pool_pre_ping=pre_ping, **kw)
 
 
 def _serialize_sqlite(engine: Engine) -> None:

@@ -25,11 +25,14 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
+import anyio
+import anyio.to_thread
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy import text as sql
@@ -38,11 +41,18 @@ from twilio.request_validator import RequestValidator
 
 from service.app import Service
 from service.channels import sms, telegram
+from service.db import is_sqlite, make_engine
 from service.logging import configure as configure_logging
 from service.settings import Settings, get_settings
 from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+SERVICE_THREADS = 6
+"""Commands run at once in one web process: each holds a pooled connection for one short
+transaction, and the service is synchronous (threads take turns at the GIL), so a few cover the
+database's round trips; more would only wait for a connection (or open and close extra ones) and
+for locks. Further requests queue in the event loop."""
 MAX_BODY = 64 * 1024
 """Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
 TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
@@ -97,12 +107,23 @@ class Web:
         self._tg_app: Any = None
         self._tg_lock = asyncio.Lock()
         self._tg_next_try = 0.0
+        self._limiter: anyio.CapacityLimiter | None = None
 
     @property
     def service(self) -> Service:
         if self._service is None:  # no connection is made until a command needs one
-            self._service = Service(self.settings)
+            # Without a ping per command: each command is one transaction that Service retries on
+            # OperationalError, which is what a connection dropped by a database restart raises.
+            url = self.settings.DATABASE_URL
+            pool: dict[str, Any] = {} if is_sqlite(url) else {"pool_size": SERVICE_THREADS, "max_overflow": 4}
+            self._service = Service(self.settings, make_engine(url, pre_ping=False, **pool))
         return self._service
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """A synchronous service call in a worker thread, at most ``SERVICE_THREADS`` at once."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(SERVICE_THREADS)
+        return await anyio.to_thread.run_sync(partial(fn, *args, **kw), limiter=self._limiter)
 
     def telegram_app(self) -> Any:
         if self._tg_app is None:
@@ -228,9 +249,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             raise HTTPException(400, "not a Telegram update") from None
         item = telegram.incoming(update, await web.bot_username())
         if item is not None:
-            await run_in_threadpool(web.service.handle_inbound, telegram.CHANNEL, item.address,
-                                    item.external_id, item.text, item.display_name, chat=item.chat,
-                                    overheard=item.overheard)
+            await web.call(web.service.handle_inbound, telegram.CHANNEL, item.address, item.external_id,
+                           item.text, item.display_name, chat=item.chat, overheard=item.overheard)
         return JSONResponse(telegram.webhook_answer(item))
 
     @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)
@@ -238,7 +258,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         form = await web.twilio_form(request)
         if not form.get("MessageSid") or not form.get("From"):
             raise HTTPException(400, "not an incoming message")
-        await run_in_threadpool(sms.handle, web.service, form)
+        await web.call(sms.handle, web.service, form)
         return Response(TWIML_EMPTY, media_type="text/xml")
 
     @app.post("/sms/twilio/status", openapi_extra=TWILIO_STATUS)
@@ -247,7 +267,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         key = (request.query_params.get("key") or "").replace("\x00", "")
         if not key or not form.get("MessageSid"):
             raise HTTPException(400, "not a status callback")
-        await run_in_threadpool(sms.record_status, web.service, key, form)
+        await web.call(sms.record_status, web.service, key, form)
         return Response(status_code=204)
 
     return app
