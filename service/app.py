@@ -25,7 +25,7 @@ import engine
 
 from . import grammar, host, lobby, play, rematch, volunteers
 from .context import Ctx
-from .db import Conflict, bump, is_sqlite, lock_game, make_engine, transaction
+from .db import Conflict, bump, insert_new, is_sqlite, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
 from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
@@ -105,10 +105,10 @@ class Service:
         display_name = display_name.replace("\x00", "") if display_name else display_name
 
         def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
-            if session.exec(select(Inbound.id).where(Inbound.channel == channel,
-                                                     Inbound.external_id == external_id)).first():
-                return [], None
             if overheard:
+                if session.exec(select(Inbound.id).where(Inbound.channel == channel,
+                                                         Inbound.external_id == external_id)).first():
+                    return [], None
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = session.exec(select(Identity).where(Identity.channel == channel,
                                                            Identity.address == address)).first()
@@ -127,11 +127,14 @@ class Service:
                 identity.display_name = display_name[:64]
             group = self._group(session, channel, chat, now) if chat is not None else None
             session.flush()
-            inbound = Inbound(channel=channel, external_id=external_id, identity_id=identity.id,
-                              text=text[:4000], received_at=now)
-            session.add(inbound)
-            session.flush()
-            ctx = Ctx(session, self, now, identity, inbound.id, newcomer=newcomer, chat=group)
+            # Logged first thing: the inbound log's unique key is what makes a message act once.
+            inbound_id = insert_new(session, Inbound, ("channel", "external_id"), channel=channel,
+                                    external_id=external_id, identity_id=identity.id, text=text[:4000],
+                                    received_at=now)
+            if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
+                session.rollback()
+                return [], None
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group)
             if stop:
                 session.add(identity)
                 return [], ctx
@@ -140,7 +143,7 @@ class Service:
                 # Said in a group by someone the bot cannot write to: tell him there how to fix it.
                 name = identity.display_name or "?"
                 ctx.send(group, "svc.tg.open_bot", t(group.language, "svc.tg.open_bot", name=name,
-                                                      link=ctx.bot_link()), f"in{inbound.id}:open")
+                                                      link=ctx.bot_link()), f"in{inbound_id}:open")
             session.add(identity)
             return ctx.replies, ctx
 
@@ -259,10 +262,10 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
     if verb == "join":
         code = p.args[0].lstrip("#").upper() if p.args else p.code
-        game = _by_code(ctx, code) if code else None
-        if code and game is None:
+        room = _locked_code(ctx, code) if code else None
+        if code and room is None:
             return ctx.reply("svc.join.unknown_game", code=code)
-        return lobby.join(ctx, p, _locked(ctx, game) if game else None)
+        return lobby.join(ctx, p, room)
     if verb == "volunteer":
         return _volunteer(ctx, p)
     room = pick(ctx, p)
@@ -306,17 +309,18 @@ def _volunteer(ctx: Ctx, p: Parsed) -> None:
     """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
     words = [a for a in p.args if grammar.parse_yes_no(a) is None]
     code = words[0].lstrip("#").upper() if words else p.code
-    game = _by_code(ctx, code) if code else None
-    if code and game is None:
+    room = _locked_code(ctx, code) if code else None
+    if code and room is None:
         return ctx.reply("svc.join.unknown_game", code=code)
-    room = _locked(ctx, game) if game else None
     volunteers.volunteer(ctx, p, room)
     if room is not None:
         bump(ctx.session, room.game)
 
 
-def _by_code(ctx: Ctx, code: str) -> Game | None:
-    return ctx.session.exec(select(Game).where(Game.code == code.upper())).first()
+def _locked_code(ctx: Ctx, code: str) -> Room | None:
+    """The game of this code, locked (None: no such game)."""
+    game = lock_game(ctx.session, code=code.upper())
+    return Room(ctx, game) if game is not None else None
 
 
 def _locked(ctx: Ctx, game: Game) -> Room:
@@ -356,13 +360,12 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
     else the one where the move makes sense; otherwise ask which."""
     assert ctx.identity is not None
     if p.code:
-        game = _by_code(ctx, p.code)
-        if game is None:
+        room = _locked_code(ctx, p.code)
+        if room is None:
             ctx.reply("svc.join.unknown_game", code=p.code)
             return None
-        room = _locked(ctx, game)
         if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
-            ctx.reply("svc.not_member", code=game.code)
+            ctx.reply("svc.not_member", code=room.game.code)
             return None
         return _entered(ctx, room)
     games = [g for g, _ in my_games(ctx, ACTIVE)]

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, create_engine, event, inspect, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from .models import Game
 
@@ -29,7 +31,11 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str, **kw: Any) -> Engine:
+def make_engine(url: str, pre_ping: bool = True, **kw: Any) -> Engine:
+    """``pre_ping``: test each pooled connection with a round trip before lending it (PostgreSQL).
+    A caller that retries a transaction on ``OperationalError`` (``Service.run``) can go without:
+    a connection found dead then fails its first statement, SQLAlchemy drops it and every older one
+    in the pool, and the retry runs on a new one."""
     if is_sqlite(url):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
@@ -37,7 +43,7 @@ def make_engine(url: str, **kw: Any) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **kw)
         _serialize_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, **kw)
+    return create_engine(url, pool_pre_ping=pre_ping, **kw)
 
 
 def _serialize_sqlite(engine: Engine) -> None:
@@ -68,10 +74,23 @@ def transaction(engine: Engine) -> Iterator[Session]:
             raise
 
 
-def lock_game(session: Session, game_id: int) -> Game | None:
-    """Load a game for writing: a row lock on PostgreSQL (SQLite is already serialized)."""
-    stmt = select(Game).where(Game.id == game_id).with_for_update().execution_options(populate_existing=True)
+def lock_game(session: Session, game_id: int | None = None, *, code: str | None = None) -> Game | None:
+    """Load a game for writing, by id or by its code: a row lock on PostgreSQL (SQLite is already
+    serialized). By code it is one statement where a look-up and then the lock took two."""
+    where = Game.id == game_id if code is None else Game.code == code
+    stmt = select(Game).where(where).with_for_update().execution_options(populate_existing=True)
     return session.exec(stmt).first()
+
+
+def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **values: Any) -> int | None:
+    """``INSERT ... ON CONFLICT (key) DO NOTHING RETURNING id``: the new row's id, or None when a row
+    with that key exists (or is being written by a transaction that then commits: PostgreSQL waits
+    for it). One statement where a look-up and an insert took two."""
+    table = cast("Any", model).__table__
+    ins = sqlite_insert(table) if session.get_bind().dialect.name == "sqlite" else pg_insert(table)
+    stmt = ins.values(**values).on_conflict_do_nothing(index_elements=list(key)).returning(table.c.id)
+    row = session.execute(stmt).first()
+    return int(row[0]) if row is not None else None
 
 
 def bump(session: Session, game: Game) -> None:

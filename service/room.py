@@ -40,22 +40,20 @@ class Room:
         self.game = game
         self.id: int = game.id
         s = ctx.session
-        # The seats and the last event's number in one read (the number comes along on every row).
+        # One statement for the seats, who sits in them and the log's last number (read under the
+        # game's lock, so nothing is appended meanwhile); the host and the group only when no seat has them.
         last_seq = select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id).scalar_subquery()
-        rows = s.exec(select(Seat, last_seq).where(Seat.game_id == game.id)
-                      .order_by(col(Seat.position), col(Seat.id))).all()
-        self.seats: list[Seat] = [seat for seat, _ in rows]
-        ids = {x.identity_id for x in self.seats if x.identity_id is not None}
-        if game.host_id is not None:
-            ids.add(game.host_id)
-        if game.group_id is not None:
-            ids.add(game.group_id)
-        self.people: dict[int, Identity] = {
-            i.id: i for i in s.exec(select(Identity).where(col(Identity.id).in_(ids)))
-            if i.id is not None
-        }
+        rows = s.exec(select(Seat, Identity, last_seq).join(Identity, col(Identity.id) == col(Seat.identity_id),
+                                                             isouter=True)
+                      .where(Seat.game_id == game.id).order_by(col(Seat.position), col(Seat.id))).all()
+        self.seats: list[Seat] = [seat for seat, _, _ in rows]
+        self.people: dict[int, Identity] = {i.id: i for _, i, _ in rows if i is not None and i.id is not None}
+        others = {x for x in (game.host_id, game.group_id) if x is not None and x not in self.people}
+        if others:
+            self.people.update((i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others)))
+                               if i.id is not None)
+        last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self.state: GameState | None = engine.from_json(game.state) if game.state else None
-        last = rows[0][1] if rows else s.exec(select(last_seq)).one()
         self._seq: int = last or 0
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out

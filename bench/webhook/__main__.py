@@ -1,14 +1,21 @@
 """How many game actions a second the Telegram webhook takes, and how fast it answers.
 
-    .venv/bin/python bench/webhook [--requests 3000] [--concurrency 16] [--games 40]
+    .venv/bin/python bench/webhook [--seconds 10] [--concurrency 16] [--games 40] [--web-processes 1]
+                                   [--client wrk|httpx] [--rounds 1]
 
-One web process (uvicorn, one worker, the real app from ``service.web.create_app`` on a
-PostgreSQL database of its own) serves both ``POST /telegram/webhook`` and a bare FastAPI
-endpoint added beside it (``POST /bare``, answering ``{}``), so the ratio compares like with like
-on the same server. This process is the load generator: httpx on 127.0.0.1 with a bounded number
-of requests in flight. Each webhook request is a valid Telegram update carrying a game action
-that changes the game: a secret ballot vote (a voter may change it until the ballot closes), in
-one of ``--games`` games of 12 players set up through the webhook itself.
+uvicorn serves the real app (``service.web``, settings from the environment as in production, on a
+PostgreSQL database of its own) with a bare FastAPI endpoint added beside it (``POST /bare``,
+answering ``{}``; ``bench/webhook/server.py``), so the ratio compares like with like on the same
+server, with the same number of web processes (``--web-processes``, uvicorn's ``--workers``, which
+a deployment sets with ``WEB_CONCURRENCY``).
+
+The load: ``wrk`` (Debian's package; C, with ``bench/webhook/post.lua`` posting prepared bodies, each
+once) with ``--concurrency`` connections, each with one request in flight, for ``--seconds`` per
+endpoint, the bare endpoint first. wrk takes a few per cent of a core where a Python client took
+half of the two: ``--client httpx`` is the earlier asyncio httpx client, for comparison. Each webhook
+request is a valid Telegram update carrying a game action that changes the game: a secret ballot
+vote (a voter may change it until the ballot closes), in one of ``--games`` games of 12 players set
+up through the webhook itself. After the run the inbound log is counted: every 2xx is one action.
 
 Targets (issue 9): at least 300 actions a second on this 2-core machine, p99 under 50 ms, and at
 least a third of the bare endpoint's throughput.
@@ -21,13 +28,17 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -46,23 +57,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-# -- the server process ----------------------------------------------------------------------------
-def serve(port: int, db: str, telegram_api: str) -> None:
-    import uvicorn
-    from fastapi.responses import JSONResponse
-
-    from service import web
-    from service.settings import Settings
-
-    settings = Settings(DATABASE_URL=db, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=SECRET,
-                        TELEGRAM_API_URL=telegram_api)
-    app = web.create_app(settings)
-
-    @app.post("/bare")
-    async def bare() -> JSONResponse:
-        return JSONResponse({})
-
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+# -- the server --------------------------------------------------------------------------------------
+def start_server(port: int, db: str, telegram_api: str, processes: int) -> subprocess.Popen[bytes]:
+    """uvicorn as a deployment runs it (uvloop and httptools when installed), settings from the
+    environment, ``processes`` web processes on one socket."""
+    env = dict(os.environ, DATABASE_URL=db, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=SECRET,
+               TELEGRAM_API_URL=telegram_api, PYTHONPATH=str(ROOT))
+    env.pop("REDIS_URL", None)
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench.webhook.server:app", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", str(processes), "--log-level", "warning", "--no-access-log"]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env)
 
 
 # -- the load generator ----------------------------------------------------------------------------
@@ -141,8 +145,8 @@ def setup_games(client: httpx.Client, db: str, games: int,
     return out
 
 
-async def load(url: str, path: str, bodies: list[bytes], concurrency: int) -> tuple[float, list[float], int]:
-    """Send every body once, `concurrency` at a time; (seconds, latencies, non-2xx count)."""
+async def load_httpx(url: str, path: str, bodies: list[bytes], concurrency: int) -> Result:
+    """Send every body once, `concurrency` at a time, with httpx (the bench's first client)."""
     latencies: list[float] = []
     bad = 0
     it = iter(bodies)
@@ -157,7 +161,52 @@ async def load(url: str, path: str, bodies: list[bytes], concurrency: int) -> tu
                 bad += not r.is_success
         t0 = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - t0, latencies, bad
+        secs = time.perf_counter() - t0
+    return Result(len(bodies), secs, pct(latencies, 50), pct(latencies, 99), bad, 0)
+
+
+def load_wrk(url: str, path: str, bodies: list[bytes], concurrency: int, seconds: float) -> Result:
+    """wrk with post.lua: `concurrency` connections for `seconds`, each body sent at most once."""
+    threads = 2 if concurrency >= 2 else 1
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+        f.write(b"\n".join(bodies) + b"\n")
+    try:
+        secs = f"{max(1, round(seconds))}s"
+        out = subprocess.run(["wrk", "-t", str(threads), "-c", str(concurrency), "-d", secs,
+                              "--timeout", "30s", "-s", str(Path(__file__).with_name("post.lua")), url + path,
+                              "--", f.name, str(threads), SECRET], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if out.returncode != 0 or "WRK " not in out.stdout:
+        raise SystemExit(f"wrk failed: {out.stdout}{out.stderr}")
+    line = next(x for x in out.stdout.splitlines() if x.startswith("WRK "))
+    v = dict(kv.split("=") for kv in line.split()[1:])
+    if v["ran_out"] == "true":
+        raise SystemExit(f"wrk ran out of bodies ({len(bodies)}): raise the count or lower --seconds")
+    return Result(int(v["requests"]), float(v["seconds"]), int(v["p50"]) / 1000, int(v["p99"]) / 1000,
+                  int(v["non2xx"]), int(v["errors"]))
+
+
+@dataclass
+class Result:
+    requests: int
+    seconds: float
+    p50: float
+    p99: float
+    bad: int
+    errors: int
+
+    web_cpu: float = 0.0
+    """CPU seconds the web processes used in the round."""
+    db_cpu: float = 0.0
+    """CPU seconds the PostgreSQL backends of the bench's database used in the round (those alive
+    at its end: a backend that ended meanwhile is not counted)."""
+    sessions: int = 0
+    """Connections opened to the database in the round."""
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -165,15 +214,80 @@ def pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(p / 100 * len(s)))] * 1000
 
 
+def load(client: str, url: str, path: str, bodies: list[bytes], concurrency: int, seconds: float) -> Result:
+    if client == "httpx":
+        return asyncio.run(load_httpx(url, path, bodies, concurrency))
+    return load_wrk(url, path, bodies, concurrency, seconds)
+
+
+def actions_logged(db: str) -> int:
+    from sqlalchemy import func, select
+
+    from service.db import make_engine
+    from service.models import Inbound
+
+    eng = make_engine(db)
+    with eng.connect() as c:
+        n = int(c.execute(select(func.count()).select_from(Inbound)).scalar_one())
+    eng.dispose()
+    return n
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User and system CPU seconds each process used so far (Linux /proc); gone ones left out."""
+    out = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two readings by the processes alive at the second one."""
+    return sum(v - before.get(pid, 0.0) for pid, v in after.items())
+
+
+def server_pids(root: int) -> list[int]:
+    """The uvicorn process and its children (the web processes)."""
+    out = [root]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == root:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def backend_pids(admin: Any, name: str) -> tuple[list[int], int]:
+    """The PostgreSQL backends serving the bench's database, and how many sessions it has had."""
+    from sqlalchemy import text
+
+    with admin.connect() as c:
+        pids = [int(r[0]) for r in c.execute(text("select pid from pg_stat_activity where datname = :n"), {"n": name})]
+        sessions = c.execute(text("select sessions from pg_stat_database where datname = :n"), {"n": name}).scalar()
+    return pids, int(sessions or 0)
+
+
+def uptime_load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=3000)
+    ap.add_argument("--seconds", type=float, default=10, help="per endpoint and round (wrk)")
+    ap.add_argument("--requests", type=int, default=3000, help="per endpoint and round (httpx)")
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--games", type=int, default=40)
-    ap.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "TELEGRAM_API"), help=argparse.SUPPRESS)
+    ap.add_argument("--web-processes", type=int, default=1)
+    ap.add_argument("--client", choices=("wrk", "httpx"), default="wrk")
+    ap.add_argument("--rounds", type=int, default=1, help="bare, webhook, bare, webhook...")
     args = ap.parse_args()
-    if args.serve:
-        return serve(int(args.serve[0]), args.serve[1], args.serve[2])
+    if args.client == "wrk" and shutil.which("wrk") is None:
+        raise SystemExit("wrk not found: apt-get install wrk (or --client httpx)")
 
     from sqlalchemy import text
 
@@ -187,13 +301,15 @@ def main() -> None:
         c.execute(text(f'CREATE DATABASE "{name}"'))
     db = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
     server = None
+    bare: list[Result] = []
+    hook: list[Result] = []
+    loads: list[str] = [uptime_load()]
     try:
         upgrade(db)
         fake = FakeTelegram(TOKEN)
         with ServerThread(fake.app) as tg_url:
             port = free_port()
-            server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), db, tg_url + "/bot"],
-                                      cwd=ROOT)
+            server = start_server(port, db, tg_url + "/bot", args.web_processes)
             url = f"http://127.0.0.1:{port}"
             for _ in range(100):
                 try:
@@ -204,16 +320,36 @@ def main() -> None:
             updates = Updates()
             with httpx.Client(base_url=url, timeout=30) as client:
                 games = setup_games(client, db, args.games, updates)
+            logged = actions_logged(db)
             rnd = random.Random(300)
-            bodies = []
-            for _ in range(args.requests):
-                code, voters, suspects = rnd.choice(games)
-                uid = rnd.choice(voters)
-                bodies.append(updates.text(uid, "x", f"#{code} vote {rnd.choice(suspects)}"))
-            bare = [b"{}"] * args.requests
-            asyncio.run(load(url, "/bare", bare[:200], args.concurrency))  # warm both paths
-            secs_b, lat_b, bad_b = asyncio.run(load(url, "/bare", bare, args.concurrency))
-            secs_w, lat_w, bad_w = asyncio.run(load(url, "/telegram/webhook", bodies, args.concurrency))
+            per_round = args.requests if args.client == "httpx" else int(args.seconds * 1500)
+
+            def votes(n: int) -> list[bytes]:
+                out = []
+                for _ in range(n):
+                    code, voters, suspects = rnd.choice(games)
+                    out.append(updates.text(rnd.choice(voters), "x", f"#{code} vote {rnd.choice(suspects)}"))
+                return out
+
+            bare_body = [b"{}"] * (args.requests if args.client == "httpx" else int(args.seconds * 20_000))
+            warm_n = 300 if args.client == "httpx" else None  # warm both paths: 300 requests, or a second
+            load(args.client, url, "/bare", bare_body[:warm_n], args.concurrency, 1)
+            load(args.client, url, "/telegram/webhook", votes(warm_n or 1500), args.concurrency, 1)
+            warm = actions_logged(db) - logged
+            def measured(path: str, bodies: list[bytes]) -> Result:
+                web, (pg, sessions) = server_pids(server.pid), backend_pids(admin, name)
+                c0 = cpu_seconds(web), cpu_seconds(pg)
+                r = load(args.client, url, path, bodies, args.concurrency, args.seconds)
+                pg_after, sessions_after = backend_pids(admin, name)
+                r.web_cpu, r.db_cpu = cpu_used(c0[0], cpu_seconds(web)), cpu_used(c0[1], cpu_seconds(pg_after))
+                r.sessions = sessions_after - sessions
+                loads.append(uptime_load())
+                return r
+
+            for _ in range(args.rounds):
+                bare.append(measured("/bare", bare_body))
+                hook.append(measured("/telegram/webhook", votes(per_round)))
+            acted = actions_logged(db) - logged - warm
     finally:
         if server is not None:
             server.terminate()
@@ -221,14 +357,22 @@ def main() -> None:
         with admin.connect() as c:
             c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
-    rate_b, rate_w = len(bare) / secs_b, len(bodies) / secs_w
-    print(f"webhook: {len(games)} games of 12 in the ballot; {args.requests} requests, {args.concurrency} in flight, "
-          f"one uvicorn process, PostgreSQL")
-    print(f"bare endpoint:     {rate_b:7.0f} requests/s, p50 {pct(lat_b, 50):5.1f} ms, p99 {pct(lat_b, 99):5.1f} ms"
-          f" ({bad_b} not 2xx)")
-    print(f"telegram webhook:  {rate_w:7.0f} actions/s (target >= 300), p50 {pct(lat_w, 50):5.1f} ms, "
-          f"p99 {pct(lat_w, 99):5.1f} ms (target < 50) ({bad_w} not 2xx)")
-    print(f"ratio: {rate_w / rate_b:.2f} of the bare endpoint's throughput (target >= 0.33)")
+    print(f"webhook: {len(games)} games of 12 in the ballot; client {args.client}, {args.concurrency} in flight, "
+          f"{args.web_processes} uvicorn process(es), PostgreSQL; load average {' -> '.join(loads)}")
+    for i, (b, w) in enumerate(zip(bare, hook, strict=True)):
+        print(f"round {i + 1}: bare endpoint    {b.rate:7.0f} requests/s, p50 {b.p50:6.1f} ms, p99 {b.p99:6.1f} ms "
+              f"({b.requests} requests, {b.bad} not 2xx, {b.errors} errors)")
+        print(f"round {i + 1}: telegram webhook {w.rate:7.0f} actions/s,  p50 {w.p50:6.1f} ms, p99 {w.p99:6.1f} ms "
+              f"({w.requests} requests, {w.bad} not 2xx, {w.errors} errors); ratio {w.rate / b.rate:.2f}")
+        print(f"round {i + 1}: CPU per request: bare {b.web_cpu / b.requests * 1000:.2f} ms web; webhook "
+              f"{w.web_cpu / w.requests * 1000:.2f} ms web + {w.db_cpu / w.requests * 1000:.2f} ms PostgreSQL; "
+              f"{w.sessions} connections opened")
+    rate_b = sum(b.requests for b in bare) / sum(b.seconds for b in bare)
+    rate_w = sum(w.requests for w in hook) / sum(w.seconds for w in hook)
+    print(f"telegram webhook: {rate_w:.0f} actions/s (target >= 300), p99 {max(w.p99 for w in hook):.1f} ms "
+          f"(worst round; target < 50); {acted} actions in the inbound log for {sum(w.requests for w in hook)} "
+          f"requests answered")
+    print(f"ratio: {rate_w / rate_b:.2f} of the bare endpoint's {rate_b:.0f} requests/s (target >= 0.33)")
 
 
 if __name__ == "__main__":

@@ -111,3 +111,42 @@ def test_the_app_starts_and_stops_with_its_lifespan(stack: Stack) -> None:
                         headers=telegram_headers(SECRET))
         assert r.status_code == 200
         assert app.state.web.telegram_app().bot.username == "lupus_sandbox_bot"
+
+
+@pytest.mark.postgres
+def test_commands_go_on_when_the_database_drops_every_connection(pg_url: str) -> None:
+    """The app's own engine lends pooled connections without a ping: one that a database restart
+    dropped fails its command's first statement, and the command is retried on a new connection,
+    acted on once."""
+    from fastapi.testclient import TestClient
+    from sqlalchemy import func, text
+    from sqlmodel import col, select
+
+    from service.db import make_engine
+    from service.models import Inbound
+    from service.sandbox.fake_telegram import FakeTelegram
+    from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+
+    me = "lupus_web_dropped"
+    url = pg_url + "?application_name=" + me
+    admin = make_engine(pg_url)
+    user = telegram_user(78, "Yan")
+    fake = FakeTelegram(TOKEN)
+    try:
+        with ServerThread(fake.app) as tg_url, TestClient(create_app(make_settings(url, tg_url + "/bot"))) as client:
+            with admin.connect() as c:
+                before = c.execute(select(func.count()).select_from(Inbound)).scalar_one()
+            updates = [text_update(user, "help") for _ in range(3)]
+            for update in updates:
+                r = client.post("/telegram/webhook", json=update, headers=telegram_headers(SECRET))
+                assert r.status_code == 200
+                with admin.connect() as c:
+                    dropped = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                             "WHERE application_name = :me"), {"me": me}).scalar_one()
+                assert dropped >= 1  # the pooled connection the next command will be lent
+            with admin.connect() as c:
+                ids = c.execute(select(Inbound.external_id).where(col(Inbound.identity_id).is_not(None))
+                                .order_by(col(Inbound.id)).offset(before)).scalars().all()
+            assert ids == [str(u["update_id"]) for u in updates]
+    finally:
+        admin.dispose()
