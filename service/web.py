@@ -111,6 +111,10 @@ class Web:
             # OperationalError, which is what a connection dropped by a database restart raises.
             url = self.settings.DATABASE_URL
             self._service = Service(self.settings, make_engine(url, pre_ping=False, **({} if is_sqlite(url) else POOL)))
+            if self.settings.REDIS_URL:  # the worker hears of every command's messages at once
+                from worker.enqueue import handoff_to
+
+                self._service.after_commit = handoff_to(self.settings.REDIS_URL)
         return self._service
 
     def telegram_app(self) -> Any:

@@ -150,3 +150,38 @@ def test_commands_go_on_when_the_database_drops_every_connection(pg_url: str) ->
             assert ids == [str(u["update_id"]) for u in updates]
     finally:
         admin.dispose()
+
+
+@pytest.mark.redis
+def test_the_web_hands_each_commands_messages_to_the_worker(tmp_path: Path) -> None:
+    """With a broker, the web app's own service enqueues ``lupus.dispatch`` with the ids of the
+    messages a command wrote, once committed (without it, replies waited for beat's outbox sweep)."""
+    import base64
+    import json
+    import time
+
+    from fastapi.testclient import TestClient
+    from sqlmodel import Session, select
+
+    from service.db import make_engine, upgrade
+    from service.models import Outbox
+    from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+    from tests.databases import flushed_redis, redis_url
+
+    db_url = f"sqlite:///{tmp_path}/web.db"
+    upgrade(db_url)
+    broker = redis_url(12)
+    with flushed_redis(broker) as r, TestClient(create_app(make_settings(db_url, REDIS_URL=broker))) as client:
+        update = text_update(telegram_user(79, "Zoe"), "new")
+        assert client.post("/telegram/webhook", json=update, headers=telegram_headers(SECRET)).status_code == 200
+        end = time.monotonic() + 30
+        while r.llen("lupus") == 0 and time.monotonic() < end:
+            time.sleep(0.05)
+        message = json.loads(r.lpop("lupus") or b"{}")
+        assert message["headers"]["task"] == "lupus.dispatch"
+        with Session(make_engine(db_url)) as s:
+            written = sorted(o.id for o in s.exec(select(Outbox)))
+        body = message["body"]
+        if message["properties"].get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        assert written and json.loads(body)[0] == [written]  # the task's args: the ids, in one task
