@@ -28,11 +28,13 @@ SQUARE_KEYS = frozenset({"svc.talk.relay"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
-#: The answers to an SMS reader's own votes, held: the next phase's text shows his vote among
-#: everyone's (the nominations' summary, the revealed ballots). Only his nominations on the first
-#: day go at once, with a word on this (``sms.day.vote.first``); a refused or unclear vote is
-#: answered at once, as any error.
-SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken"})
+#: The answers to an SMS reader's own moves, held: the next phase's text shows his votes among
+#: everyone's (the nominations' summary, the revealed ballots) and what came of his night. Only his
+#: moves of the first night and the first day's nominations are answered at once, with a word on
+#: this (``sms.own.first``); a refused or unclear move is answered at once, as any error.
+SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken", "night.choice"})
+#: Of those, the ones answered at once in the game's first night or day: (key, "night" or "day").
+SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
 
 
 class Room:
@@ -173,9 +175,14 @@ class Room:
             return False
         me = self.ctx.identity
         if me is not None and person.id == me.id:
-            first = key == "day.vote" and self.state is not None and self.state.day == 1
-            return key in SMS_OWN_HELD_KEYS and not first
+            return key in SMS_OWN_HELD_KEYS and not self._first_answer(key)
         return key in SMS_HELD_KEYS
+
+    def _first_answer(self, key: str) -> bool:
+        """His move of a kind answered at once by SMS (the first night's choice, the first day's
+        nomination): the answer says that from then on the next phase's text shows his moves."""
+        when = SMS_FIRST_ANSWERED.get(key)
+        return when is not None and self.state is not None and getattr(self.state, when, None) == 1
 
     def _say(self, person: Identity, seat: Seat | None, key: str, data: Mapping[str, Any],
              audience: Sequence[str] | None, dedup: str) -> None:
@@ -183,9 +190,9 @@ class Room:
         # Held for SMS: only one item of the summary to come, as short as it can be.
         short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
         text = short if short is not None else self.text_for(key, data, audience, person, seat)
-        if (key == "day.vote" and person.channel == SMS and not hold and self.state is not None
-                and self.state.day == 1 and self.ctx.identity is not None and self.ctx.identity.id == person.id):
-            text += " " + t(person.language, "sms.day.vote.first")  # why his next votes go unanswered
+        me = self.ctx.identity
+        if person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key):
+            text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold)
 
     # -- the engine ----------------------------------------------------------------------------------
@@ -307,9 +314,9 @@ class Room:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
 
 
-#: Held rows a summary leaves out, as the next phase's text shows them anyway: his own secret ballot
-#: (the ballots are revealed with the lynching).
-SHOWN_AFTER = frozenset({"day.ballot_taken"})
+#: Held rows a summary leaves out, as the next phase's text says them or what came of them: his own
+#: secret ballot (the ballots are revealed with the lynching), his own night choice (the dawn).
+SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
 
 
 def vote_pairs(names: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:

@@ -87,7 +87,7 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
     h.say(sms, f"vote {number}")
     (reply,) = h.inbox(sms)
     assert reply.startswith(f"{sms} votes {target}.") and len(reply) <= 160
-    assert reply.endswith("From now on your votes get no reply: the next phase's text shows them."), reply
+    assert reply.endswith("From now on only refused moves get a reply: the next phase's text shows yours."), reply
 
 
 def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: Engine) -> None:
@@ -128,8 +128,8 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     groups = sorted(cast.items(), key=lambda kv: -len(kv[1]))
     summary = " ".join(f"{tg}({','.join(vs)})" for tg, vs in groups)
     assert f"Votes: {summary}." in text, text
-    assert "Suspects:" in text and "Secret ballot" in text
-    order = ["Votes:", "Suspects:", "Secret ballot", "Reply: vote 1"]
+    assert "Suspects:" in text and "Ballot until" in text
+    order = ["Votes:", "Suspects:", "Ballot until", "Reply: vote 1"]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
@@ -245,13 +245,16 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
 
 def _shown(row: Outbox, reader: str, sent: str) -> bool:
     """Where a held row's news reached its reader: a nomination ``ann>bob`` as ``bob(...ann...)``
-    in a summary; his own secret ballot among the revealed ones; a join in the game's seating."""
+    in a summary; his own secret ballot among the revealed ones; his own night choice by the dawn;
+    a join in the game's seating."""
     if row.key == "day.vote":
         voter, target = row.text.split(">")
         return re.search(rf"Votes: .*\b{target}\([^)]*\b{voter}\b", sent) is not None
     if row.key == "day.ballot_taken":
         target = row.text.split("Secret vote for ")[1].split(" ")[0]
         return re.search(rf"Ballots: .*\b{target}\([^)]*\b{reader}\b", sent) is not None
+    if row.key == "night.choice":  # his own: the dawn says what came of it
+        return "\nDawn. " in f"\n{sent}"
     if row.key == "svc.joined":
         return re.search(rf"clockwise: .*\b{row.text}\b", sent) is not None
     return False
