@@ -21,6 +21,7 @@ from service.outbox import deliver
 
 from .conftest import Harness
 from .play import NAMES, play_phase, play_to_end
+from .sms_shown import shown
 
 TG = "ann"  # the one Telegram player of the mixed games
 
@@ -239,25 +240,9 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
             if row.text in rest:
                 rest = rest.replace(row.text, "", 1)
             else:  # a held item: in a later text, where a summary or the revealed ballots show it
-                assert _shown(row, who, sent), (who, row.key, row.text)
+                assert shown(row, sent, who), (who, row.key, row.text)
         assert not rest.strip(), f"{who} was sent {rest.strip()!r}, from no row of his"
 
-
-def _shown(row: Outbox, reader: str, sent: str) -> bool:
-    """Where a held row's news reached its reader: a nomination ``ann>bob`` as ``bob(...ann...)``
-    in a summary; his own secret ballot among the revealed ones; his own night choice by the dawn;
-    a join in the game's seating."""
-    if row.key == "day.vote":
-        voter, target = row.text.split(">")
-        return re.search(rf"Votes: .*\b{target}\([^)]*\b{voter}\b", sent) is not None
-    if row.key == "day.ballot_taken":
-        target = row.text.split("Secret vote for ")[1].split(" ")[0]
-        return re.search(rf"Ballots: .*\b{target}\([^)]*\b{reader}\b", sent) is not None
-    if row.key == "night.choice":  # his own: the dawn says what came of it
-        return "\nDawn. " in f"\n{sent}"
-    if row.key == "svc.joined":
-        return re.search(rf"clockwise: .*\b{row.text}\b", sent) is not None
-    return False
 
 
 def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Engine) -> None:
