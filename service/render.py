@@ -99,6 +99,22 @@ def grouped(pairs: Sequence[tuple[str, str]], lang: str, also: Sequence[str] = (
     return " ".join(items)
 
 
+def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) -> str:
+    """A night's moves as typed, ``(actor, "kill bob")``, for the post-game reveal: ``ann kill bob,
+    cat see ann``; by SMS, the same move by several in one item: ``ann,dan kill bob``."""
+    def said(text: str) -> str:
+        verb, _, rest = text.partition(" ")
+        return f"{verb_word(lang, verb)} {rest}".strip()
+
+    if not sms:
+        return ", ".join(f"{actor} {said(text)}" for actor, text in moves)
+    by: dict[str, list[str]] = {}
+    for actor, text in moves:
+        if actor not in by.setdefault(said(text), []):
+            by[said(text)].append(actor)
+    return ", ".join(f"{','.join(actors)} {move}" for move, actors in by.items())
+
+
 def deck_line(deck: Mapping[str, int], lang: str) -> str:
     return ", ".join(f"{role_name(lang, r)} ({n})" for r, n in deck.items())
 

@@ -282,8 +282,7 @@ class Room:
             lang, sms = person.language, person.channel == SMS
             parts = []
             for n, moves in sorted(nights.items()):
-                said = ", ".join(f"{a} {render.verb_word(lang, v)} {rest}".strip()
-                                 for a, (v, _, rest) in ((a, txt.partition(" ")) for a, txt in moves))
+                said = render.night_moves(moves, lang, sms)
                 parts.append(t(lang, render.sms_key("svc.reveal.night", sms), n=n, moves=said))
             text = t(lang, render.sms_key("svc.reveal", sms), nights="; ".join(parts))
             self.ctx.send(person, "svc.reveal", text,
