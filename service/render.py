@@ -189,14 +189,12 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         ballots = {v: " + ".join(str(x) for x in tg) if isinstance(tg, list | tuple) else str(tg)
                    for v, tg in data.get("ballots", {}).items()}
         d["counts"] = counts(data.get("counts", {}))
-        if reader.sms and not any(isinstance(tg, list | tuple) for tg in data.get("ballots", {}).values()):
-            # By target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)").
-            d["ballots"] = grouped(list(ballots.items()), lang, list(data.get("counts", {})))
+        if reader.sms:  # by target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)")
+            cast = [(v, str(x)) for v, tg in data.get("ballots", {}).items()
+                    for x in (tg if isinstance(tg, list | tuple) else [tg])]
+            d["ballots"] = grouped(cast, lang, list(data.get("counts", {})))
         else:
-            arrow = ">" if reader.sms else " -> "
-            d["ballots"] = ", ".join(f"{v}{arrow}{tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
-            if reader.sms:  # the short form leaves the counts to the grouped ballots: give them here
-                d["ballots"] += f" ({d['counts']})"
+            d["ballots"] = ", ".join(f"{v} -> {tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
     elif key == "game.over":
         return game_over(data, lang, reader.sms)
     elif key in LOOKS:

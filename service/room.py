@@ -306,8 +306,9 @@ class Room:
                 row.status = "merged"
                 s.add(row)
             lang = person.language
-            if lang not in pairs and any(r.key == "day.vote" for r in rows):
-                pairs[lang] = vote_pairs(self.names(), lang)
+            votes = [r.text for r in rows if r.key == "day.vote" and r.text not in pairs.get(lang, {})]
+            if votes:
+                pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
             text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
@@ -318,10 +319,16 @@ class Room:
 SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
 
 
-def vote_pairs(names: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:
-    """Each nomination's held line (``sms.held.vote``) to its (voter, target): read back by lookup,
-    since a name may hold any character the line uses."""
-    return {t(lang, "sms.held.vote", voter=a, target=b): (a, b) for a in names for b in names}
+def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:
+    """Each nomination's held line (``sms.held.vote``) read back to its (voter, target), by the
+    voter's part of the line: a name may hold any character the line uses, a target may be a house."""
+    out: dict[str, tuple[str, str]] = {}
+    for voter in voters:
+        head, _, tail = t(lang, "sms.held.vote", voter=voter, target="\0").partition("\0")
+        for text in texts:
+            if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
+                out.setdefault(text, (voter, text[len(head):len(text) - len(tail)]))
+    return out
 
 
 def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,

@@ -20,10 +20,11 @@ def test_the_revealed_ballots_read_by_target_and_the_counts_go_without_saying() 
     info = render.Info("K7Q", "UTC", None)
     sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
     assert sms == "bob is lynched. Ballots: bob(ann,eve) dan(cat)."
-    # Lupusburg's ballots are lists: as before, with the counts.
-    data = {"ballots": {"ann": ["bob", "dan"]}, "counts": {"bob": 1, "dan": 1}, "lynched": "bob"}
+    # Lupusburg's ballots are lists (one per living character): each ballot under its target.
+    data = {"ballots": {"ann": ["bob:left", "dan:right"], "cat": ["bob:left"]}, "counts": {"bob:left": 2,
+            "dan:right": 1, "eve:left": 0}, "lynched": "bob:left"}
     sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
-    assert sms == "bob is lynched. Ballots: ann>bob + dan (bob 1, dan 1)."
+    assert sms == "bob:left is lynched. Ballots: bob:left(ann,cat) dan:right(ann) eve:left(nobody)."
 
 
 def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_all_but() -> None:
