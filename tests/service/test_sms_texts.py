@@ -1,7 +1,8 @@
 """What an SMS player is sent: about one text per phase. The public commentary (each nomination,
 each join, town talk) is held and summarised in the next phase's text; what one command writes to
 one SMS reader goes as one text, with his numbered options; his own commands are answered at once,
-except his votes from the second day on, which the next phase's text shows among everyone's.
+except his moves after his first night choice and first nomination, which the next phase's text
+shows (his votes among everyone's); a refused move is always answered.
 Telegram players keep getting everything as it happens. Nothing is lost, nothing leaks: checked
 against the same seeded game played on a channel that merges nothing."""
 
@@ -148,7 +149,7 @@ def test_a_telegram_player_gets_each_vote_at_once(db: Engine) -> None:
         assert len(got) == n and got[-1].startswith(f"{voter} votes {TG}."), got
 
 
-def test_an_sms_players_votes_from_the_second_day_are_shown_in_the_next_phase_text(db: Engine) -> None:
+def test_an_sms_players_later_votes_are_not_answered_but_shown_in_the_next_phase_text(db: Engine) -> None:
     h = Mixed(db, frozenset({TG}))
     _open(h)
     _to_nominations(h)
