@@ -11,7 +11,9 @@ from .types import Outcome, Phase, RuleSet
 
 def header(rules: RuleSet, phase: Phase, phase_no: int, day: int, night: int,
            players: Sequence[str], alive: Sequence[str], dead: Sequence[str],
-           lynched: Sequence[str]) -> dict[str, Any]:
+           lynched: Sequence[str], speakers: Sequence[str] | None = None) -> dict[str, Any]:
+    """``speakers``: who may talk in the town square (default: the living; the rulebooks forbid
+    Ghosts to speak, but a revealed Deadalive talks on, and in Lupusburg everybody does)."""
     return {
         "rules": rules.value,
         "status": "over" if phase is Phase.OVER else "running",
@@ -23,6 +25,7 @@ def header(rules: RuleSet, phase: Phase, phase_no: int, day: int, night: int,
         "alive": list(alive),
         "dead": list(dead),
         "lynched": list(lynched),
+        "speakers": list(alive if speakers is None else speakers),
     }
 
 

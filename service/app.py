@@ -23,7 +23,7 @@ from sqlmodel import Session, col, or_, select
 
 import engine
 
-from . import grammar, host, lobby, play, volunteers
+from . import grammar, host, lobby, play, rematch, volunteers
 from .context import Ctx
 from .db import Conflict, bump, is_sqlite, lock_game, make_engine, transaction
 from .grammar import Parsed, parse
@@ -200,16 +200,20 @@ class Service:
 
     # -- what the worker calls ----------------------------------------------------------------------------
     def due_games(self, now: datetime | None = None, limit: int | None = None) -> list[tuple[int, int]]:
-        """(game id, phase number) of running games whose deadline has passed, most overdue first.
-        Only running, unpaused games have a deadline, so the deadline index finds exactly these."""
-        when = now or self.clock()
+        """(game id, phase number) of running games whose deadline has passed, most overdue first."""
+        return [(i, n) for i, n, _ in self.deadlines(now or self.clock(), limit)]
+
+    def deadlines(self, until: datetime, limit: int | None = None) -> list[tuple[int, int, datetime]]:
+        """(game id, phase number, deadline) of running games whose deadline is ``until`` or earlier,
+        soonest first. Only running, unpaused games have a deadline, so the deadline index finds
+        exactly these."""
         with Session(self.db) as session:
-            stmt = (select(Game.id, Game.phase_no).where(
-                col(Game.deadline).is_not(None), col(Game.deadline) <= when,
+            stmt = (select(Game.id, Game.phase_no, Game.deadline).where(
+                col(Game.deadline).is_not(None), col(Game.deadline) <= until,
                 col(Game.status) == "running", col(Game.paused).is_(False))
                 .order_by(col(Game.deadline)))
             rows = session.exec(stmt.limit(limit) if limit else stmt).all()
-        return [(int(i), int(n)) for i, n in rows if i is not None]
+        return [(int(i), int(n), d) for i, n, d in rows if i is not None and d is not None]
 
     def close_phase(self, game_id: int, phase_no: int, skip_locked: bool = False) -> bool:
         """Close the phase if it is still the current one and its deadline has passed.
@@ -294,6 +298,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "remove": host.remove,
     "cohost": host.cohost,
     "end": host.end,
+    "again": rematch.again,
 }
 
 
@@ -318,9 +323,15 @@ def _locked(ctx: Ctx, game: Game) -> Room:
     assert game.id is not None
     locked = lock_game(ctx.session, game.id)
     assert locked is not None
-    if ctx.identity is not None:
-        ctx.identity.current_game_id = game.id
     return Room(ctx, locked)
+
+
+def _entered(ctx: Ctx, room: Room) -> Room:
+    """A game he plays in or hosts becomes the one he addressed last (``join`` and a substitute's
+    seat set it too); a game he only asked about does not, so it never answers him after its end."""
+    if ctx.identity is not None:
+        ctx.identity.current_game_id = room.id
+    return room
 
 
 def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
@@ -353,14 +364,14 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
             ctx.reply("svc.not_member", code=game.code)
             return None
-        return room
+        return _entered(ctx, room)
     games = [g for g, _ in my_games(ctx, ACTIVE)]
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
-        after_end = ("status", "record", "help", "say", None)
+        after_end = ("status", "record", "help", "say", "again", None)
         if last is not None and last.status in ("over", "ended") and p.verb in after_end:
             return _locked(ctx, last)
-        ctx.reply("svc.help.none" if p.verb == "help" else "svc.not_in_game")
+        ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
         return None
     if len(games) > 1 and p.is_move:
         fits = [g for g in games if _move_fits(ctx, g, p)]
@@ -370,7 +381,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
                   codes=codes)
         return None
-    return _locked(ctx, games[0])
+    return _entered(ctx, _locked(ctx, games[0]))
 
 
 def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:

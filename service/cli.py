@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -99,9 +100,10 @@ def telegram_set_webhook(
 
 @app.command()
 def games() -> None:
-    """List the games: code, status, phase, deadline (UTC), players."""
+    """List the games: code, status, phase (number and kind), deadline (UTC), players."""
     from sqlmodel import Session, col, func, select
 
+    import engine
     from service.db import make_engine
     from service.models import Game, Seat
     from service.settings import get_settings
@@ -113,7 +115,9 @@ def games() -> None:
         for g, n in rows:
             deadline = g.deadline.strftime("%Y-%m-%d %H:%M") if g.deadline else "-"
             paused = " paused" if g.paused else ""
-            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {deadline:<16} {n} players{paused}")
+            kind = engine.public_view(engine.from_json(g.state))["phase"] if g.state else "-"
+            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<16} "
+                       f"{n} players{paused}")
 
 
 @app.command()
@@ -151,8 +155,10 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
     if redis_url:
         import redis
 
-        options = {"ssl_cert_reqs": None} if redis_url.startswith("rediss://") else {}
-        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3, **options)
+        from service.settings import redis_tls_options
+
+        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3,
+                                      **redis_tls_options(redis_url))
         try:
             return f"redis, {client.llen(queue)} queued"
         except redis.RedisError as e:
@@ -207,6 +213,11 @@ Lupus by Message is running on embedded defaults:
   Open the sandbox:  {url}/
 
 Press Ctrl-C to stop.""")
+
+    def _terminate(*_: object) -> None:
+        raise KeyboardInterrupt  # `kill` or a process manager: stop as cleanly as on Ctrl-C
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         while True:
             time.sleep(3600)

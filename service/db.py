@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, create_engine, event, update
+from sqlalchemy import CursorResult, Engine, create_engine, event, inspect, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -75,11 +75,21 @@ def lock_game(session: Session, game_id: int) -> Game | None:
 
 
 def bump(session: Session, game: Game) -> None:
-    """Compare-and-set the game's version; everything else of the row is flushed as usual."""
+    """Compare-and-set the game's version, in the same statement as the row's other changes (one
+    UPDATE of the game per command); everything else is flushed as usual."""
     assert game.id is not None
     old = game.version
+    state = inspect(game)
+    changed: dict[str, Any] = {}
+    for attr in state.mapper.column_attrs:
+        added = state.attrs[attr.key].history.added
+        if added and attr.key != "version":
+            changed[attr.key] = added[0]
+    for key, value in changed.items():  # written below, so the flush leaves the row alone
+        set_committed_value(game, key, value)
     session.flush()
-    stmt = update(Game).where(col(Game.id) == game.id, col(Game.version) == old).values(version=old + 1)
+    stmt = (update(Game).where(col(Game.id) == game.id, col(Game.version) == old)
+            .values(version=old + 1, **changed))
     result = cast("CursorResult[Any]", session.execute(stmt))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")

@@ -54,8 +54,8 @@ def wanted(room: Room) -> dict[int, Identity]:
     """The people who should be muted now: Ghosts seated in a running game who read it in its group."""
     if not enabled(room.game) or room.game.status != "running" or room.state is None:
         return {}
-    alive = set(engine.public_view(room.state)["alive"])
-    return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in alive and room.in_group(p)}
+    speakers = set(engine.public_view(room.state)["speakers"])
+    return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in speakers and room.in_group(p)}
 
 
 def last_acts(room: Room) -> dict[int, tuple[str, str]]:

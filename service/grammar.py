@@ -42,6 +42,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "end": ("end", "finish", "termina", "finisci", "terminar", "finalizar"),
     "volunteer": ("volunteer", "standby", "volontario", "riserva", "voluntario", "suplente"),
     "cohost": ("cohost", "co-host", "vice", "coorganizador", "coorganizzatore"),
+    "again": ("again", "rematch", "ancora", "rivincita", "otra", "revancha"),
 }
 
 #: Engine verbs and their words.

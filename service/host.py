@@ -23,7 +23,7 @@ from .context import Ctx
 from .grammar import Parsed
 from .i18n import deadline_text, t
 from .models import Identity, Seat
-from .room import Room
+from .room import FORMER, Room
 
 
 def _host(ctx: Ctx, room: Room) -> bool:
@@ -133,6 +133,8 @@ def unseat(ctx: Ctx, room: Room, seat: Seat, status: str, key: str = "svc.replac
     if old is not None and old.id != (ctx.identity.id if ctx.identity else None):
         ctx.send(old, key, t(old.language, key, code=room.game.code),
                  f"g{room.id}:x{seat.id}:{room.game.version}:i{old.id}", game_id=room.id)
+    if old is not None and old.id is not None:  # he knows the seat's secrets: no other seat for him
+        room.game.setup = {**room.game.setup, FORMER: sorted({*room.game.setup.get(FORMER, ()), old.id})}
     seat.identity_id, seat.status, seat.cohost = None, status, False
     ctx.session.add(seat)
     ghosts.sync(room)  # a muted Ghost who leaves the seat may speak in the group again
@@ -159,8 +161,10 @@ def cohost(ctx: Ctx, room: Room, p: Parsed) -> None:
     if not _host(ctx, room):
         return
     seat = _target_seat(ctx, room, p)
-    if seat is None or seat.status != "joined":
+    if seat is None:
         return
+    if seat.status != "joined":
+        return ctx.reply("svc.cohost.no_player", name=seat.name)
     seat.cohost = True
     ctx.session.add(seat)
     room.broadcast("svc.cohost.ok", {"name": seat.name}, kind="host")

@@ -20,7 +20,7 @@ import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
-from . import ghosts, grammar, render
+from . import ghosts, grammar, render, series
 from .context import TELEGRAM, Buttons, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
@@ -131,7 +131,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
         return ctx.reply("svc.new.bad", word=e.word)
     rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
     lang = c.lang or ctx.lang
-    code = _fresh_code(ctx)
+    code = fresh_code(ctx)
     if ctx.newcomer:
         ctx.identity.language = lang
     game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
@@ -189,7 +189,7 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     ghosts.sync(room)
 
 
-def _fresh_code(ctx: Ctx) -> str:
+def fresh_code(ctx: Ctx) -> str:
     while True:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(4))
         if ctx.session.exec(select(Game).where(Game.code == code)).first() is None:
@@ -212,6 +212,10 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
     if game.status == "running":
+        if room.is_moderator(me.id):  # he has read every secret: he may not play (as for volunteers)
+            return ctx.reply("svc.volunteer.moderator", code=game.code)
+        if room.is_former(me.id):
+            return ctx.reply("svc.volunteer.former", code=game.code)
         return take_open_seat(ctx, room)
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
@@ -304,8 +308,10 @@ def start(ctx: Ctx, room: Room) -> None:
         rng(game.seed, "seating").shuffle(players)
     setup = game.setup
     deck = build_deck(setup, len(players)) if game.rules == RuleSet.TABULA.value else None
-    config = GameConfig(RuleSet(game.rules), tuple(players), deck=tuple(deck) if deck else None,
-                        theme=setup.get("theme"), options=dict(setup.get("options", {})))
+    config = series.config(game, players) or GameConfig(
+        RuleSet(game.rules), tuple(players), deck=tuple(deck) if deck else None, theme=setup.get("theme"),
+        options=dict(setup.get("options", {})))
+    players = list(config.players)  # a series keeps its seating
     try:
         state, events = engine.new_game(config, game.seed)
     except InvalidSetup as e:
@@ -315,7 +321,7 @@ def start(ctx: Ctx, room: Room) -> None:
         ctx.session.add(seat)
     room.seats.sort(key=lambda s: s.position)
     game.status = "running"
-    game.setup = {**setup, "players": players, "deck": deck}
+    game.setup = {**setup, "players": players, "deck": deck, "options": dict(config.options)}
     room.log("host", "start", {"players": players})
     room.advance(state, events, None)
 

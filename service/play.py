@@ -77,7 +77,10 @@ def help_(ctx: Ctx, room: Room) -> None:
             ctx.reply("svc.help.host_lobby")
         return
     if game.status != "running" or room.state is None:
-        return ctx.reply("svc.help.over", code=game.code)
+        ctx.reply("svc.help.over", code=game.code)
+        if room.is_host(me) and room.state is not None:
+            ctx.reply("svc.help.host_over")
+        return
     phase, number = render.phase_label(engine.public_view(room.state), lang)
     info = room.info(ctx.identity)
     when = dict(code=game.code, phase=phase + number, tz=info.tz,
@@ -187,14 +190,16 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
         return ctx.reply("svc.talk.empty")
     me, game, state = _me(ctx), room.game, room.state
     seat = room.seat_of(me)
-    name = seat.name if seat else "(moderator)"
-    if room.is_moderator(me) or game.status != "running" or state is None:
-        room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
-        return
+    if seat is None and room.is_moderator(me):
+        return _moderator_talks(room, text)
     if seat is None:
         return ctx.reply("svc.not_seated")
+    name = seat.name
+    if game.status != "running" or state is None:
+        room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
+        return
     pv = engine.public_view(state)
-    if seat.name not in pv["alive"]:
+    if seat.name not in pv["speakers"]:
         return ctx.reply("svc.talk.ghost")
     if state.phase is not Phase.NIGHT:
         room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
@@ -211,7 +216,8 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
                      t(person.language, "svc.talk.channel", channel=label, name=name, text=text),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
     for mod in room.moderators():
-        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=channel, name=name,
+        label = t(mod.language, f"channel.{channel}")
+        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=label, name=name,
                                             text=text), f"g{room.id}:e{seq}:i{mod.id}", game_id=room.id)
 
 
@@ -228,11 +234,20 @@ def overheard(ctx: Ctx, room: Room, text: str) -> bool:
         return False
     if game.status == "running" and state is not None and not moderator:
         assert seat is not None
-        if seat.name not in engine.public_view(state)["alive"] or state.phase is Phase.NIGHT:
+        if seat.name not in engine.public_view(state)["speakers"] or state.phase is Phase.NIGHT:
             return False
-    name = seat.name if seat else "(moderator)"
-    room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
+    if seat is None:
+        _moderator_talks(room, text)
+    else:
+        room.broadcast("svc.talk.relay", {"name": seat.name, "text": text}, kind="talk", exclude=[me or 0])
     return True
+
+
+def _moderator_talks(room: Room, text: str) -> None:
+    """The moderator (a host who does not play) talks to everyone, at any time, as "Moderator"
+    in each reader's language."""
+    me = room.ctx.identity.id if room.ctx.identity else None
+    room.broadcast("svc.talk.moderator", {"text": text}, kind="talk", exclude=[me or 0])
 
 
 def night_channel(state: engine.GameState, player: str) -> tuple[str | None, list[str]]:

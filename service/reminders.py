@@ -76,10 +76,12 @@ def _moved(session: Session, game: Game) -> set[str]:
     return {str(d.get("actor")) for d in rows if d.get("actor")}
 
 
-def owing(room: Room) -> list[tuple[Seat, Identity, list[str]]]:
-    """Seated players with something still to do this phase, and what they may do."""
+def owing(room: Room, moved: set[str] | None = None) -> list[tuple[Seat, Identity, list[str]]]:
+    """Seated players with something still to do this phase, and what they may do (``moved``: who
+    moved in this phase, if the caller has read it already)."""
     assert room.state is not None
-    moved = _moved(room.ctx.session, room.game)
+    if moved is None:
+        moved = _moved(room.ctx.session, room.game)
     out = []
     for seat, person in room.seated():
         if seat.name in moved:
@@ -150,14 +152,21 @@ def count_absences(ctx: Ctx, room: Room) -> None:
     limit = int(game.options.get("inactive_phases", cfg.INACTIVE_PHASES))
     if limit <= 0:
         return
-    missing = {seat.id for seat, _, _ in owing(room)}
     s = ctx.session
     moved = _moved(s, game)
+    missing = {seat.id for seat, _, _ in owing(room, moved)}
+    # Every count of the game in one read (not one per player), written back in one flush.
+    counts = {a.seat_id: a for a in s.exec(select(Absence).where(Absence.game_id == room.id))}
+    # Whether anyone waits to take a seat, read now if a seat is to be handed on (before anything is
+    # written, so the writes go together at the end), and known empty once nobody was found.
+    handing_on = any(seat.id in missing and seat.id in counts and counts[seat.id].misses == limit
+                     for seat, _ in room.seated())
+    queue_empty = handing_on and not volunteers.queue(ctx, game)
     for seat, person in room.seated():
         assert seat.id is not None
         if seat.id not in missing and seat.name not in moved:
             continue  # nothing to do this phase (a villager at night): the count stands
-        row = s.get(Absence, seat.id) or Absence(seat_id=seat.id, game_id=room.id)
+        row = counts.get(seat.id) or Absence(seat_id=seat.id, game_id=room.id)
         row.last_phase = game.phase_no
         row.misses = row.misses + 1 if seat.id in missing else 0
         s.add(row)
@@ -168,7 +177,8 @@ def count_absences(ctx: Ctx, room: Room) -> None:
             ctx.send(person, "svc.inactive.warn", t(person.language, "svc.inactive.warn", code=game.code,
                                                     count=row.misses), f"{base}:warn", game_id=room.id)
         elif row.misses == limit + 1:
-            waiting = volunteers.next_volunteer(ctx, room)
+            waiting = None if queue_empty else volunteers.next_volunteer(ctx, room)
+            queue_empty = waiting is None
             key = "svc.inactive.host" if waiting is None else "svc.inactive.substituted"
             if waiting is not None:  # the first volunteer takes the seat, the character stays
                 unseat(ctx, room, seat, "open", key="svc.inactive.replaced")

@@ -61,10 +61,12 @@ def verb_word(lang: str, verb: str) -> str:
     return t(lang, f"verb.{verb}") if has("en", f"verb.{verb}") else verb
 
 
-def roles_line(roles: Mapping[str, str], became: Mapping[str, str], lang: str) -> str:
+def roles_line(roles: Mapping[str, str | Sequence[str]], became: Mapping[str, str], lang: str) -> str:
+    """``ann (Seer), ...``; a Lupusburg player's two characters read ``ann (Werewolf + Townsfolk)``."""
     out = []
     for p, r in roles.items():
-        card = role_name(lang, r) if has("en", f"role.{r}") else r
+        cards = [r] if isinstance(r, str) else list(r)
+        card = " + ".join(role_name(lang, c) if has("en", f"role.{c}") else c for c in cards)
         if p in became:
             card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
         out.append(f"{p} ({card})")

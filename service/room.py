@@ -15,7 +15,7 @@ from sqlmodel import col, select
 import engine
 from engine import Event, GameState, Phase
 
-from . import ghosts, render
+from . import ghosts, render, series
 from .context import SMS
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .context import Ctx
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
-SQUARE_KEYS = frozenset({"svc.talk.relay"})
+SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
@@ -37,6 +37,9 @@ SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken", "night.choice"})
 SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
 
 
+#: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
+FORMER = "former"
+
 class Room:
     def __init__(self, ctx: Ctx, game: Game) -> None:
         assert game.id is not None
@@ -44,8 +47,11 @@ class Room:
         self.game = game
         self.id: int = game.id
         s = ctx.session
-        self.seats: list[Seat] = list(s.exec(select(Seat).where(Seat.game_id == game.id)
-                                             .order_by(col(Seat.position), col(Seat.id))))
+        # The seats and the last event's number in one read (the number comes along on every row).
+        last_seq = select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id).scalar_subquery()
+        rows = s.exec(select(Seat, last_seq).where(Seat.game_id == game.id)
+                      .order_by(col(Seat.position), col(Seat.id))).all()
+        self.seats: list[Seat] = [seat for seat, _ in rows]
         ids = {x.identity_id for x in self.seats if x.identity_id is not None}
         if game.host_id is not None:
             ids.add(game.host_id)
@@ -56,7 +62,7 @@ class Room:
             if i.id is not None
         }
         self.state: GameState | None = engine.from_json(game.state) if game.state else None
-        last = s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
+        last = rows[0][1] if rows else s.exec(select(last_seq)).one()
         self._seq: int = last or 0
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
@@ -85,6 +91,11 @@ class Room:
         """The host who does not play sees everything, as the rulebook's Moderator."""
         host = self.game.host_id
         return identity_id is not None and identity_id == host and self.seat_of(identity_id) is None
+
+    def is_former(self, identity_id: int | None) -> bool:
+        """Someone whose seat a host gave to a substitute, or who was removed: he knows his old
+        card and what it learned, so he may not take another seat in this game."""
+        return identity_id is not None and identity_id in self.game.setup.get(FORMER, ())
 
     def moderators(self) -> list[Identity]:
         host = self.people.get(self.game.host_id or -1)
@@ -223,6 +234,7 @@ class Room:
             self.prompt()
         if new.phase is Phase.OVER:
             self.reveal_nights()
+            series.tell_totals(self)
         ghosts.sync(self)  # a death, a return, the end: who is muted in the game's group
         self.game.updated_at = self.ctx.now
 
@@ -292,8 +304,16 @@ class Room:
         """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:
         the game starts, and its first text names everyone seated: the joins go without saying."""
         s = self.ctx.session
-        held = list(s.exec(select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held")
-                           .order_by(col(Outbox.id))))
+        query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
+        # Held rows this command wrote (or changed) must be written before the read; nothing else
+        # bears on it, so the new state and events are left to the command's one flush at the end.
+        unwritten = any(isinstance(o, Outbox) and o.status == "held" for o in s.new) \
+            or any(isinstance(o, Outbox) for o in (*s.dirty, *s.deleted))
+        if unwritten:
+            held = list(s.exec(query))
+        else:
+            with s.no_autoflush:
+                held = list(s.exec(query))
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)

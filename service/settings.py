@@ -15,6 +15,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_DB = Path("var") / "lupus.db"
 
 
+def redis_tls_options(url: str | None) -> dict[str, object]:
+    """Options for ``redis.Redis.from_url``: Heroku's ``rediss://`` Redis presents a self-signed
+    certificate, which a default client refuses; the connection stays encrypted."""
+    return {"ssl_cert_reqs": "none"} if (url or "").startswith("rediss://") else {}
+
+
 def normalize_database_url(url: str) -> str:
     """Heroku and Fly hand out ``postgres://`` URLs, which SQLAlchemy refuses; we use psycopg 3."""
     for prefix in ("postgres://", "postgresql://"):

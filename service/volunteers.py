@@ -45,6 +45,8 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
     if room.is_moderator(me.id):  # he has read every secret: he may not play
         return ctx.reply("svc.volunteer.moderator", code=game.code)
+    if room.is_former(me.id):
+        return ctx.reply("svc.volunteer.former", code=game.code)
     if any(s.status == "open" for s in room.seats):
         if waiting is not None:
             ctx.session.delete(waiting)

@@ -39,7 +39,7 @@ from twilio.request_validator import RequestValidator
 from service.app import Service
 from service.channels import sms, telegram
 from service.logging import configure as configure_logging
-from service.settings import Settings, get_settings
+from service.settings import Settings, get_settings, redis_tls_options
 from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 
 log = logging.getLogger(__name__)
@@ -186,8 +186,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             import redis
 
             client = redis.Redis.from_url(cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3,
-                                          **({"ssl_cert_reqs": None} if (cfg.REDIS_URL or "").startswith(
-                                              "rediss://") else {}))
+                                          **redis_tls_options(cfg.REDIS_URL))
             try:
                 client.ping()
             finally:

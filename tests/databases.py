@@ -6,6 +6,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import pytest
 import redis
@@ -17,6 +18,15 @@ PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 # Where the tests' Redis runs: 6379 as .ci/run starts it; LUPUS_TEST_REDIS_PORT lets two checkouts
 # run their suites side by side without flushing each other's databases.
 REDIS_PORT = int(os.environ.get("LUPUS_TEST_REDIS_PORT", "6379"))
+
+
+def no_postgres() -> NoReturn:
+    """PostgreSQL is not running: skip, except where CI says the PostgreSQL half of the suite must
+    run (``LUPUS_REQUIRE_POSTGRES``, set by .ci/run): there a server that did not come up fails."""
+    msg = "PostgreSQL is not running on 127.0.0.1:5432"
+    if os.environ.get("LUPUS_REQUIRE_POSTGRES"):
+        pytest.fail(msg + " and LUPUS_REQUIRE_POSTGRES is set")
+    pytest.skip(msg)
 
 
 def redis_url(db: int) -> str:

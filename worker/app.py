@@ -31,7 +31,9 @@ def build(settings: Any = None) -> Any:
         # the same work, so they never pile up.
         return {"task": task, "schedule": seconds, "options": {"expires": max(60.0, 3 * seconds)}}
 
-    @setup_logging.connect
+    # weak=False: Celery's signals hold weak references by default, and this local function would
+    # be gone once build() returns, leaving Celery to set up its own plain-text logging.
+    @setup_logging.connect(weak=False)
     def _logging(**_: Any) -> None:  # one log format for every process: JSON lines in production
         configure()
 

@@ -15,7 +15,7 @@ from service.app import Service
 from service.delivery.wiring import Delivery, make_delivery
 from service.models import utcnow
 from service.reminders import install
-from service.settings import Settings, get_settings
+from service.settings import Settings, get_settings, redis_tls_options
 from worker.marks import Marks, make_marks
 
 clock: Callable[[], datetime] = utcnow
@@ -48,7 +48,7 @@ def delivery() -> Delivery:
             twilio_from_number=cfg.TWILIO_FROM_NUMBER,
             twilio_messaging_service_sid=cfg.TWILIO_MESSAGING_SERVICE_SID, twilio_api_url=cfg.TWILIO_API_URL,
             public_url=cfg.PUBLIC_URL, redis_url=cfg.REDIS_URL,
-            redis_options=_redis_options(cfg.REDIS_URL),
+            redis_options=redis_tls_options(cfg.REDIS_URL),
             telegram_per_second=cfg.TELEGRAM_PER_SECOND, sms_segments_per_second=cfg.SMS_SEGMENTS_PER_SECOND)
     return _delivery
 
@@ -57,12 +57,8 @@ def marks() -> Marks:
     global _marks
     if _marks is None:
         cfg = settings()
-        _marks = make_marks(cfg.REDIS_URL, _redis_options(cfg.REDIS_URL))
+        _marks = make_marks(cfg.REDIS_URL, redis_tls_options(cfg.REDIS_URL))
     return _marks
-
-
-def _redis_options(url: str | None) -> dict[str, object] | None:
-    return {"ssl_cert_reqs": "none"} if (url or "").startswith("rediss://") else None
 
 
 def shutdown() -> None:

@@ -5,29 +5,47 @@ No task is scheduled further ahead than MAX_COUNTDOWN seconds: longer waits live
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
 from service.ghosts import refused
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
+from worker.celery_app import RetryLater
 from worker.sweeps import enqueue_due
 
 MAX_COUNTDOWN = 30.0
+SWEEP_MARGIN = 1.0  # seconds: a sweep looks this far past the next one (beat is not exact)
 DISPATCH_BUDGET = 5.0  # seconds of sending per task run
 
 
 @app.task(name="lupus.close_phase")
-def close_phase(game_id: int, phase_no: int) -> bool:
+def close_phase(game_id: int, phase_no: int, at: float | None = None) -> bool:
+    # `at`: the deadline (POSIX seconds) of a close the sweep enqueued ahead of time. Run before it
+    # (a countdown cut short, another machine's clock): again when it is due.
+    if at is not None and (early := at - runtime.clock().timestamp()) > 0:
+        raise RetryLater(min(early, MAX_COUNTDOWN), "before its deadline")
     return runtime.service().close_phase(game_id, phase_no)
 
 
 @app.task(name="lupus.sweep_deadlines")
 def sweep_deadlines() -> int:
-    # Fans the closes out to every worker process (see worker.sweeps), over one broker connection.
+    # Fans the closes out to every worker process (see worker.sweeps), over one broker connection;
+    # what falls due before the next sweep waits in the worker for its deadline.
+    ahead = min(MAX_COUNTDOWN, runtime.settings().SWEEP_SECONDS + SWEEP_MARGIN)
+
     with app.producer_or_acquire() as producer:
-        return enqueue_due(runtime.service(), runtime.marks(),
-                           lambda g, n: close_phase.apply_async(args=[g, n], producer=producer))
+        def enqueue(game_id: int, phase_no: int, deadline: datetime | None) -> None:
+            if deadline is None:
+                close_phase.apply_async(args=[game_id, phase_no], producer=producer)
+                return
+            wait = max(0.0, (deadline - runtime.clock()).total_seconds())
+            close_phase.apply_async(args=[game_id, phase_no, deadline.timestamp()], countdown=wait,
+                                    producer=producer)
+
+        return enqueue_due(runtime.service(), runtime.marks(), enqueue, ahead=ahead)
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:

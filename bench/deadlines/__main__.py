@@ -87,9 +87,10 @@ def clone(db: Engine, template: int, n: int, with_state: bool, deadline_sql: str
 class Worker:
     """The product's worker, as the Procfile runs it (without beat: the bench plays beat)."""
 
-    def __init__(self, url: str, redis_url: str, processes: int) -> None:
+    def __init__(self, url: str, redis_url: str, processes: int, sweep: float) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_"))}
-        env.update(DATABASE_URL=url, REDIS_URL=redis_url)
+        # The worker's sweep looks as far ahead as the interval it is told beat sweeps at.
+        env.update(DATABASE_URL=url, REDIS_URL=redis_url, SWEEP_SECONDS=str(sweep))
         self.log = Path(tempfile.mkstemp(prefix="lupus-bench-worker-", suffix=".log")[1])
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
@@ -116,7 +117,7 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
     with db.begin() as c:
         c.execute(text("update games set deadline = now() + interval '7 days' where id = :t"), {"t": template})
     clone(db, template, active - due - 1, True, "now() + interval '7 days' + g * interval '1 second'")
-    worker = Worker(url, redis_url, processes)
+    worker = Worker(url, redis_url, processes, sweep)
     beat = make_celery(redis_url, include=[])
     try:
         start = utcnow() + timedelta(seconds=2)

@@ -1,14 +1,18 @@
 """How much memory a long-lived process holds after serving many games.
 
+    .venv/bin/python bench/memory --split [--games 1000] [--players 8] [--parallel 20] [--workers 2]
+                                  [--redis redis://127.0.0.1:6379/14]
     .venv/bin/python bench/memory [--games 1000] [--players 8] [--db URL]
 
-One process plays whole games through the application service, as the web process (every
+With ``--split`` (the issue's figure: needs PostgreSQL and Redis on localhost) the web process and
+the worker's processes are measured apart, each doing its own part: see ``split.py``. Without it,
+one process plays whole games through the application service, as the web process (every
 player's message: ``Service.handle_inbound``) and the worker (every deadline:
 ``Service.close_phase``) would between them, with robots sending random legal moves. Its
 resident size (VmRSS, and the peak VmHWM) is printed as it goes, so growth per game shows.
 
 Target (issue 9): under 200 MB each for a web process and a worker process after 1,000 games.
-Until the web app and the worker exist this measures the service they both run, in one process.
+The one-process form measures the service both run, quickly and without PostgreSQL or Redis.
 """
 
 from __future__ import annotations
@@ -85,7 +89,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--players", type=int, default=8)
     ap.add_argument("--db", help="database URL (default: a fresh SQLite file)")
+    ap.add_argument("--split", action="store_true", help="a web process and a Celery worker, measured apart")
+    ap.add_argument("--parallel", type=int, default=20, help="--split: games in play at once")
+    ap.add_argument("--workers", type=int, default=2, help="--split: the worker's pool processes")
+    ap.add_argument("--redis", default="redis://127.0.0.1:6379/14", help="--split: a Redis database to flush and use")
     args = ap.parse_args()
+    if args.split:
+        import split
+        split.run(args.games, args.players, args.parallel, args.workers, args.redis, TARGET_MB)
+        return
     tmp = tempfile.TemporaryDirectory()
     url = args.db or f"sqlite:///{tmp.name}/memory.db"
     upgrade(url)

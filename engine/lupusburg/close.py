@@ -7,16 +7,14 @@ state by ``freeze``, so the engine stays a pure function.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from ..rng import rng as derive_rng
 from ..types import Event
 from .state import Fact, LupusburgState, _frozen
 
 
 class Close:
-    def __init__(self, state: LupusburgState, purpose: str) -> None:
+    def __init__(self, state: LupusburgState) -> None:
         self.start = state
         self.alive: set[str] = set(state.alive)
         self.dead: list[str] = list(state.dead)
@@ -24,14 +22,6 @@ class Close:
         self.knowledge: dict[str, list[Fact]] = {}
         self.events: list[Event] = []
         self.died_now: list[str] = []
-        self._rng: random.Random | None = None
-        self._purpose = purpose
-
-    @property
-    def rng(self) -> random.Random:
-        if self._rng is None:
-            self._rng = derive_rng(self.start.seed, self.start.phase_no, self._purpose)
-        return self._rng
 
     def tell(self, player: str, key: str, **data: Any) -> None:
         """A private fact: remembered in the player's knowledge and sent to him alone."""

@@ -14,7 +14,7 @@ STEPS: tuple[Callable[[Close], None], ...] = (thief.resolve, werewolf.resolve)
 
 
 def resolve(state: LupusburgState) -> Close:
-    close = Close(state, "night")
+    close = Close(state)
     for step in STEPS:
         step(close)
     close.announce("night.dawn", night=state.night, dead=list(close.died_now),

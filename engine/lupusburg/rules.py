@@ -151,7 +151,7 @@ class LupusburgRules:
         if state.phase is Phase.NOMINATIONS:
             return self._close_nominations(state)
         if state.phase is Phase.BALLOT:
-            close = Close(state, "lynch")
+            close = Close(state)
             voting.lynch(close)
             return self._after_deaths(close, Phase.NIGHT)
         return state, []

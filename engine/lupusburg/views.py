@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def public_view(state: LupusburgState) -> dict[str, Any]:
     out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
-                 state.living(), state.dead, state.lynched)
+                 state.living(), state.dead, state.lynched, state.players)  # all may talk, dead or not
     out["burgomaster"] = state.burgomaster
     out["seals_used"] = [p for p in state.players if p in state.bets]
     out["privilege"] = state.privilege[0] if state.privilege is not None else None
@@ -71,6 +71,9 @@ def moderator_view(state: LupusburgState) -> dict[str, Any]:
     full = state.to_dict()
     for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge"):
         out[key] = full[key]
+    # Each player's two characters, left house first, as the base game's ``roles`` names one card
+    # (a host's ``end``, the moderator's ``status`` read it).
+    out["roles"] = {p: [state.cards[house(p, side)].value for side in SIDES] for p in state.players}
     return out
 
 

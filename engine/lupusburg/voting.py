@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import IllegalAction
+from ..suspects import two_suspects
 from ..types import Event
 from .close import Close
 from .houses import houses_from
@@ -37,11 +38,16 @@ def first_in_order(state: LupusburgState, houses: list[str]) -> str:
     return min(houses, key=order.index)
 
 
-def tally(state: LupusburgState, votes: list[str]) -> list[list[object]]:
-    """[[house, votes], ...] by votes, then by closeness to the Burgomaster."""
+def ranked(state: LupusburgState, votes: list[str]) -> list[tuple[str, int]]:
+    """(house, votes) by votes, then by closeness to the Burgomaster."""
     counts = Counter(votes)
     order = tie_order(state)
-    return [[h, n] for h, n in sorted(counts.items(), key=lambda kv: (-kv[1], order.index(kv[0])))]
+    return sorted(counts.items(), key=lambda kv: (-kv[1], order.index(kv[0])))
+
+
+def tally(state: LupusburgState, votes: list[str]) -> list[list[object]]:
+    """[[house, votes], ...] as ``ranked``, as the events and views show it."""
+    return [[h, n] for h, n in ranked(state, votes)]
 
 
 # -- nominations ------------------------------------------------------------------------------------
@@ -62,15 +68,8 @@ def nominate(state: LupusburgState, voter: str, target: str) -> tuple[LupusburgS
 
 
 def choose_suspects(state: LupusburgState) -> tuple[str, ...]:
-    order = tie_order(state)
-    counts = Counter(t for _, t in state.votes if t in state.alive)
-    ranked = sorted(counts, key=lambda h: (-counts[h], order.index(h)))[:2]
-    for h in order:
-        if len(ranked) >= 2:
-            break
-        if h in state.alive and h not in ranked:
-            ranked.append(h)
-    return tuple(ranked)
+    nominated = (h for h, _ in ranked(state, [t for _, t in state.votes]))
+    return tuple(two_suspects(nominated, tie_order(state), state.alive))
 
 
 # -- ballot -----------------------------------------------------------------------------------------

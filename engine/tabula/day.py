@@ -13,6 +13,7 @@ their vote until the close, when all ballots are revealed. Most votes is lynched
 from __future__ import annotations
 
 from ..errors import IllegalAction
+from ..suspects import two_suspects
 from ..types import Action, Event, Phase
 from .character import DAY_CLOSE_STEPS
 from .order import first_in_order, tie_order, tie_rank
@@ -114,16 +115,9 @@ def ranked_nominations(state: TabulaState) -> list[tuple[str, int]]:
 
 
 def choose_suspects(state: TabulaState, ranked_all: list[tuple[str, int]] | None = None) -> tuple[str, ...]:
-    order = tie_order(state)
-    alive = state.alive
     if ranked_all is None:
         ranked_all = ranked_nominations(state)
-    ranked = [p for p, _ in ranked_all if p in alive][:2]
-    for p in order:
-        if len(ranked) >= 2:
-            break
-        if p in state.alive and p not in ranked:
-            ranked.append(p)
+    ranked = two_suspects((p for p, _ in ranked_all), tie_order(state), state.alive)
     owl = state.marks.get("owl")
     if owl is not None and owl in state.alive and owl not in ranked:
         ranked = [*ranked[:1], owl]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..types import Phase
 from ..viewing import day_votes, ending, header
 from . import day
+from .characters.deadalive import WALKING
 from .state import TabulaState, jsonable
 
 if TYPE_CHECKING:
@@ -24,8 +25,10 @@ TOKENS = ("skull", "portrait", "claw")
 
 
 def public_view(state: TabulaState) -> dict[str, Any]:
+    living = state.living()
+    walking = [p for p in state.marks.get(WALKING, ()) if p not in living]  # a revealed Deadalive talks on
     out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
-                 state.living(), state.dead, state.lynched)
+                 living, state.dead, state.lynched, [p for p in state.players if p in living or p in walking])
     out["welcome"] = state.welcome
     out["revealed"] = dict(state.marks.get("revealed", {}))
     out["tokens"] = {k: state.marks[k] for k in TOKENS if k in state.marks}

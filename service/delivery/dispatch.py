@@ -32,7 +32,11 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   (deferred or being sent), and when one row is deferred, those behind it are deferred with it.
 - At once: a pass sends in rounds, each the next batch of up to ``concurrency`` chats the limiter
   lets through (one batch per chat, so each chat stays in order), begun in one statement, sent
-  together, and the sent rows settled in one statement.
+  together, and the sent rows settled in one statement. The limiter books each send a slot up to
+  ``AHEAD`` seconds ahead (the bot's 29 a second come one every 34 ms) and the send waits for it,
+  so slots are taken in turn by the processes instead of lost while none of them was asking. The
+  sends whose slots are near are begun together just before them (``BEGIN_LEAD``), so a row is
+  still in flight only for its HTTP call and the moment before it.
 - A group's queued texts on Telegram go out merged into one message (20 a minute is little).
 - Outcomes: a 429 / RetryAfter penalizes the chat in the limiter and defers it; a transient error
   retries with exponential backoff until ``max_attempts``; a permanent one (blocked, STOP, error
@@ -47,6 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import structlog
 from sqlalchemy import Engine
@@ -72,6 +77,11 @@ log = structlog.get_logger(__name__)
 SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
 RESERVE_MARGIN = 10.0  # seconds a reservation outlasts the budget of the pass that made it
 CONCURRENCY = 8  # sends in flight at once per process (the Telegram sender's pool has 8 connections)
+# How far ahead a round books its sends' slots with the limiter (each send waits for its own): the
+# bot-wide slots come one every 1/29 s, and one booked only when a process happened to ask (between
+# its database writes and HTTP calls) left every slot nobody asked for unused, about 10% of them.
+AHEAD = 0.25
+BEGIN_LEAD = 0.02  # seconds before their slot sends are marked in flight (one statement for those close)
 
 
 @dataclass
@@ -118,6 +128,8 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
             on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None) -> Report:
     """Send what is due (only ``ids`` if given) for up to ``budget`` seconds, up to ``concurrency``
     sends at a time (to different chats); see the module docstring."""
+    if not senders:  # every channel is off in this process: nothing it could claim
+        return Report()
     started = time.monotonic()
     run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable,
                max(1, concurrency))
@@ -146,16 +158,19 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         # held back leaves them to the task's short countdown, instead of spinning on them here.
         if ids is not None or len(rows) < limit or time.monotonic() - started >= budget:
             break
-    if ids is not None:
-        _left_behind(db, ids, clock(), run.report)
+    if ids is not None and senders:
+        _left_behind(db, ids, list(senders), clock(), run.report)
     return run.report
 
 
-def _left_behind(db: Engine, ids: Sequence[int], now: datetime, report: Report) -> None:
+def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: datetime, report: Report) -> None:
     """Asked-for rows still pending (not yet due, or queued behind an earlier row of the same chat):
-    reported as deferred, so the task looks at them again rather than leave them to the sweep."""
+    reported as deferred, so the task looks at them again rather than leave them to the sweep. Rows
+    of a channel this process cannot send (no sender: its credentials are not set) are not: the task
+    would come back for them every second for ever."""
     with Session(db) as s:
         rows = s.exec(select(Outbox.id, Outbox.not_before).where(col(Outbox.id).in_(list(ids)),
+                                                                 col(Outbox.channel).in_(list(channels)),
                                                                  Outbox.status == "pending")).all()
     for oid, not_before in rows:
         if oid is not None and oid not in report.deferred:
@@ -187,7 +202,7 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
                 if soonest - mono > SHORT_WAIT or soonest > run.until:
                     break  # nothing can go now
                 time.sleep(soonest - mono)
-            granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]] = []
+            granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]], float]] = []
             for asked, (chat, batches) in enumerate(queue):
                 # (Asking the limiter for many chats once the bot's own limit is reached only
                 # collects refusals: a round asks for at most twice what it can send.)
@@ -197,12 +212,12 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
                 text, _, rows = batches[0]
                 first = rows[0]
                 cost = run.senders[first.channel].cost(text)
-                wait = run.limiter.try_acquire(first.channel, chat_kind(first.channel, first.address),
-                                               first.address, cost)
-                if wait:
-                    chat.ready_at = time.monotonic() + wait
+                ok, wait = run.limiter.reserve(first.channel, chat_kind(first.channel, first.address),
+                                               first.address, cost, within=AHEAD)
+                if ok:
+                    granted.append((chat, batches, time.monotonic() + wait))
                 else:
-                    granted.append((chat, batches))
+                    chat.ready_at = time.monotonic() + wait
             if granted:
                 _round(run, pool, granted)
                 queue = [(c, bs) for c, bs in queue if bs and not c.done]
@@ -214,29 +229,38 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
 
 
 def _round(run: _Run, pool: ThreadPoolExecutor,
-           granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]]) -> None:
-    mine = begin(run.db, [r for _, batches in granted for r in batches[0][2]], run.lease)
-    go = []
-    for chat, batches in granted:
-        rows = batches[0][2]
-        if all(r.id in mine for r in rows):
-            go.append((chat, batches))
-            continue
-        # Another worker took some of these over (our reservation ran out): the chat is its now.
-        # What we began here was never sent, so it goes back as untouched (the compare-and-set
-        # leaves the other worker's rows alone).
-        release(run.db, [r for _, _, rs in batches for r in rs], run.clock())
-        chat.done = True
-    run.inflight |= {r.id for _, batches in go for r in batches[0][2]}
+           granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]], float]]) -> None:
+    go: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]] = []
     futures = []
-    for _, batches in go:
-        text, buttons, rows = batches[0]
-        first = rows[0]
-        sender = run.senders[first.channel]
-        if first.action:  # an act on a chat (mute a Ghost), not a text
-            futures.append(pool.submit(perform, sender, first.address, first.action, first.text, first.dedup_key))
-        else:
-            futures.append(pool.submit(sender.send, first.address, text, buttons=buttons, dedup_key=first.dedup_key))
+    granted = sorted(granted, key=lambda g: g[2])
+    while granted:
+        # The sends whose slots come next are begun together, just before the first of them: a
+        # row is in flight for its HTTP call and the few milliseconds before it, not for the round.
+        first_slot = granted[0][2]
+        group = [g for g in granted if g[2] <= first_slot + BEGIN_LEAD]
+        granted = granted[len(group):]
+        if (wait := first_slot - BEGIN_LEAD - time.monotonic()) > 0:
+            time.sleep(wait)
+        mine = begin(run.db, [r for _, batches, _ in group for r in batches[0][2]], run.lease)
+        for chat, batches, slot in group:
+            text, buttons, rows = batches[0]
+            if not all(r.id in mine for r in rows):
+                # Another worker took some of these over (our reservation ran out): the chat is its
+                # now. What we began here was never sent, so it goes back as untouched (the
+                # compare-and-set leaves the other worker's rows alone).
+                release(run.db, [r for _, _, rs in batches for r in rs], run.clock())
+                chat.done = True
+                continue
+            go.append((chat, batches))
+            run.inflight |= {r.id for r in rows}
+            first = rows[0]
+            sender = run.senders[first.channel]
+            if first.action:  # an act on a chat (mute a Ghost), not a text
+                futures.append(pool.submit(_at, slot, perform, sender, first.address, first.action,
+                                           first.text, first.dedup_key))
+            else:
+                futures.append(pool.submit(_at, slot, sender.send, first.address, text, buttons=buttons,
+                                           dedup_key=first.dedup_key))
     results = [f.result() for f in futures]
     sent = [batches[0][2] for (_, batches), res in zip(go, results, strict=True)
             if res.ok and not res.new_address]
@@ -257,6 +281,13 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
             batches.pop(0)
         else:
             chat.done = True
+
+
+def _at(slot: float, call: Callable[..., SendResult], *args: Any, **kwargs: Any) -> SendResult:
+    """Make the call at its slot (``time.monotonic()``), which the limiter granted, not before."""
+    if (wait := slot - time.monotonic()) > 0:
+        time.sleep(wait)
+    return call(*args, **kwargs)
 
 
 def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], kind: str) -> bool:

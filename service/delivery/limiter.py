@@ -81,6 +81,13 @@ class Limiter(Protocol):
         else charge nothing and return the seconds to wait before trying again. Never blocks."""
         ...
 
+    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
+                within: float = 0.0) -> tuple[bool, float]:
+        """Like `try_acquire`, but a send may also be granted a slot up to `within` seconds from now:
+        (True, seconds until the slot) with the slot charged, or (False, seconds to wait before
+        asking again) with nothing charged. The caller sends at the slot, not before."""
+        ...
+
     def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
         """The platform said "retry after `seconds`" for this address: hold its sends until then."""
         ...
@@ -104,18 +111,23 @@ class _Base:
         ]
 
 
-def gcra(tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: int) -> tuple[float, list[float]]:
-    """The decision for one send: (seconds to wait, new theoretical arrival times). Wait 0 means
-    allowed and the new times should be stored; otherwise nothing changes. A cost above the burst is
+def gcra(tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: int,
+         within: float = 0.0) -> tuple[float, list[float]]:
+    """The decision for one send: (seconds to wait, new theoretical arrival times). New times mean
+    allowed, at `now` plus the wait (at most `within` seconds from now), and they should be stored;
+    no new times: refused, nothing changes, ask again after the wait. A cost above the burst is
     allowed only from a full bucket (so an SMS of 4 segments is not refused for ever)."""
-    wait, new = 0.0, []
+    wait = 0.0
     for tat, rate in zip(tats, rates, strict=True):
         start = now if tat is None else max(tat, now)
-        nxt = start + cost * rate.interval
-        allow_at = nxt - max(rate.burst, cost) * rate.interval
+        allow_at = start + cost * rate.interval - max(rate.burst, cost) * rate.interval
         wait = max(wait, allow_at - now)
-        new.append(nxt)
-    return (wait, []) if wait > 1e-9 else (0.0, new)
+    if wait > within + 1e-9:
+        return wait - within, []
+    wait = max(0.0, wait) if wait > 1e-9 else 0.0
+    at = now + wait  # the slot: every limit is charged from it
+    return wait, [(at if tat is None else max(tat, at)) + cost * rate.interval
+                  for tat, rate in zip(tats, rates, strict=True)]
 
 
 class MemoryLimiter(_Base):
@@ -134,16 +146,21 @@ class MemoryLimiter(_Base):
         self._lock = threading.Lock()
 
     def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        granted, wait = self.reserve(channel, chat_kind, address, cost)
+        return 0.0 if granted else wait
+
+    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
+                within: float = 0.0) -> tuple[bool, float]:
         rules = self._rules(channel, chat_kind, address)
         with self._lock:
             now = self._clock()
-            wait, new = gcra([self._tats.get(k) for k, _ in rules], [r for _, r in rules], now, cost)
-            if not wait:
+            wait, new = gcra([self._tats.get(k) for k, _ in rules], [r for _, r in rules], now, cost, within)
+            if new:
                 self._tats.update(zip((k for k, _ in rules), new, strict=True))
                 # Forget keys that are back to rest so a long-lived process does not grow.
                 if len(self._tats) > 10_000:
                     self._tats = {k: t for k, t in self._tats.items() if t > now}
-            return wait
+            return bool(new), wait
 
     def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
         key, rate = self._rules(channel, chat_kind, address)[-1]
@@ -152,9 +169,10 @@ class MemoryLimiter(_Base):
             self._tats[key] = max(self._tats.get(key, hold), hold)
 
 
-# KEYS: one per rule. ARGV: now in ms ("" = the server's clock), mode, cost (acquire) or hold in ms
-# (penalize), then interval_ms and burst for each key. Returns the wait in ms, as a string (Lua
-# numbers would be truncated to integers on the way out).
+# KEYS: one per rule. ARGV: now in ms ("" = the server's clock), mode, then for acquire: cost, how
+# far ahead a slot may be granted in ms, and interval_ms and burst for each key; for penalize: the
+# hold in ms, interval_ms and burst. Returns the wait in ms as a string (Lua numbers would be
+# truncated to integers on the way out), prefixed with "-" when refused.
 _LUA = """
 local now
 if ARGV[1] == '' then
@@ -173,21 +191,25 @@ if mode == 'penalize' then
   end
   return '0'
 end
-local wait, new = 0, {}
+local within = tonumber(ARGV[4])
+local wait, tats = 0, {}
 for i, key in ipairs(KEYS) do
-  local interval, burst = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local interval, burst = tonumber(ARGV[3 + 2 * i]), tonumber(ARGV[4 + 2 * i])
   local tat = tonumber(redis.call('GET', key) or '0')
+  tats[i] = tat
   if tat < now then tat = now end
-  local nxt = tat + amount * interval
-  local allow_at = nxt - math.max(burst, amount) * interval
+  local allow_at = tat + amount * interval - math.max(burst, amount) * interval
   if allow_at - now > wait then wait = allow_at - now end
-  new[i] = nxt
 end
-if wait > 0.001 then return tostring(wait) end
+if wait > within + 0.001 then return '-' .. tostring(wait - within) end
+if wait <= 0.001 then wait = 0 end
+local at = now + wait
 for i, key in ipairs(KEYS) do
-  redis.call('SET', key, tostring(new[i]), 'PX', math.ceil(new[i] - now) + 1000)
+  local interval = tonumber(ARGV[3 + 2 * i])
+  local nxt = math.max(tats[i], at) + amount * interval
+  redis.call('SET', key, tostring(nxt), 'PX', math.ceil(nxt - now) + 1000)
 end
-return '0'
+return tostring(wait)
 """
 
 
@@ -215,14 +237,22 @@ class RedisLimiter(_Base):
         return "" if self._clock is None else repr(self._clock() * 1000)
 
     def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        granted, wait = self.reserve(channel, chat_kind, address, cost)
+        return 0.0 if granted else wait
+
+    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
+                within: float = 0.0) -> tuple[bool, float]:
         if cost < 1:
             raise ValueError("cost must be at least 1")
         rules = self._rules(channel, chat_kind, address)
-        args: list[Any] = [self._now(), "acquire", cost]
+        args: list[Any] = [self._now(), "acquire", cost, repr(within * 1000)]
         for _, rate in rules:
             args += [repr(rate.interval * 1000), rate.burst]
         out = self._script(keys=[f"{self._prefix}:{k}" for k, _ in rules], args=args)
-        return math.ceil(float(out)) / 1000
+        text = out.decode() if isinstance(out, bytes) else str(out)
+        if text.startswith("-"):
+            return False, math.ceil(float(text[1:])) / 1000
+        return True, float(text) / 1000
 
     def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
         key, rate = self._rules(channel, chat_kind, address)[-1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from service.delivery.limiter import (
@@ -90,6 +92,46 @@ def test_a_refused_send_spends_nothing(make):
     assert lim.try_acquire("telegram", "private", "8") > 0
     clock.t += BOT_GAP
     assert grants(lim, 3, "telegram", "private", "8", clock=clock, step=BOT_GAP) == 3
+
+
+def test_slots_booked_ahead_come_one_after_the_other_and_keep_every_limit(make):
+    # Two processes booking up to a quarter second ahead, asking at random moments: every slot of
+    # the bot-wide limit is used in turn (none lost while nobody asked), never two closer than it
+    # allows, and a chat's own limit holds from the slot it was given.
+    lim, clock = make(make_policy(telegram_per_second=30)), make.clock
+    t0, slots, chats, refused = clock.t, [], [], 0
+    # Redis expires its keys by the real clock, a second or so after their last slot: fewer asks
+    # there, so that a loaded machine cannot take that long over them.
+    asks = 200 if make.kind == "memory" else 40
+    for i in range(asks):
+        ok, wait = lim.reserve("telegram", "private", str(i % 50), within=0.25)
+        if ok:
+            assert 0 <= wait <= 0.25 + 1e-3
+            slots.append(clock.t + wait)
+            chats.append(str(i % 50))
+        else:
+            refused += 1
+            assert wait > 0
+        clock.t += 0.013 * (1 + (i * 7919) % 5) / 3  # 4 to 22 ms apart, unevenly
+    assert refused and slots == sorted(slots)
+    gaps = [b - a for a, b in pairwise(slots)]
+    assert min(gaps) >= 1 / 30 - 1e-3 and max(gaps) <= 1 / 30 + 2e-3  # back to back: none lost
+    assert len(slots) >= int((clock.t - t0) * 30) - 1
+    for chat in set(chats):  # each chat's own: never 4 in a second
+        mine = [s for c, s in zip(chats, slots, strict=True) if c == chat]
+        assert all(b - a >= 1.0 - 1e-3 for a, b in zip(mine, mine[3:], strict=False))
+
+
+def test_a_refused_booking_charges_nothing_and_says_when_a_slot_comes_within_reach(make):
+    lim, clock = make(make_policy(telegram_per_second=10)), make.clock
+    assert lim.reserve("telegram", "private", "1", within=0.25) == (True, 0.0)
+    assert lim.reserve("telegram", "private", "2", within=0.25) == (True, pytest.approx(0.1, abs=0.002))
+    assert lim.reserve("telegram", "private", "3", within=0.25) == (True, pytest.approx(0.2, abs=0.002))
+    ok, wait = lim.reserve("telegram", "private", "4", within=0.25)
+    assert not ok and wait == pytest.approx(0.05, abs=0.002)  # the slot at 0.3 is within reach at 0.05
+    assert lim.try_acquire("telegram", "private", "5") == pytest.approx(0.3, abs=0.002)
+    clock.t += 0.05
+    assert lim.reserve("telegram", "private", "4", within=0.25) == (True, pytest.approx(0.25, abs=0.002))
 
 
 def test_groups_stay_within_twenty_a_minute(make):

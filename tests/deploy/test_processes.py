@@ -5,6 +5,7 @@ SIGTERM (what Heroku and Fly send at shutdown)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -20,6 +21,7 @@ import pytest
 from sqlalchemy import text
 
 from service.db import make_engine, upgrade
+from tests.databases import no_postgres
 
 from .procfile import ROOT, procfile
 
@@ -87,7 +89,7 @@ def empty_pg() -> Iterator[str]:
         with admin.connect() as c:
             c.execute(text("select 1"))
     except Exception:
-        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+        no_postgres()
     name = f"lupus_release_{uuid.uuid4().hex[:10]}"
     with admin.connect() as c:
         c.execute(text(f'CREATE DATABASE "{name}"'))
@@ -136,6 +138,9 @@ def test_web_serves_healthz_on_port(sqlite_url: str, tmp_path: Path) -> None:
     finally:
         code = stop(proc, log)
     assert code in (0, -signal.SIGTERM) and "Finished server process" in log.read_text(), log.read_text()
+    # Structured logs where a platform reads them: uvicorn's own lines too, one JSON object each.
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert any(e["event"].startswith("Finished server process") and e["level"] == "info" for e in lines)
 
 
 @pytest.mark.parametrize("name, ready", [("worker", "ready."), ("beat", "Sending due task sweep-deadlines")])
@@ -152,3 +157,6 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
         code = stop(proc, log)
     assert code == 0, log.read_text(errors="replace")[-3000:]
     assert (tmp_path / "var" / "celery.db").exists()  # the embedded broker, made where it ran
+    # Celery's own log lines come out structured too (its banner and warnings are printed, not logged).
+    assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines()
+               if line.startswith("{")), log.read_text(errors="replace")[-3000:]

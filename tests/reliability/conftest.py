@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from service.db import make_engine
-from tests.databases import flushed_redis, redis_url, throwaway_pg
+from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 from tests.service.conftest import TABLES, Harness, _pg_available
 from tests.worker.test_worker import fake  # noqa: F401 (the stand-in Telegram API, a fixture of the worker tests)
 
@@ -34,7 +34,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def reliability_pg() -> Iterator[str]:
     if not _pg_available():
-        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+        no_postgres()
     with throwaway_pg("lupus_rel") as url:
         yield url
 

@@ -1,5 +1,5 @@
 """`lupus up` as a newcomer runs it: it migrates, serves the page and the real web app, prints the
-page's address, and stops cleanly on Ctrl-C (SIGINT)."""
+page's address, and stops cleanly on Ctrl-C (SIGINT) and on SIGTERM (``kill``, a process manager)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 
-def test_up_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_up_serves_the_page_and_stops_cleanly(tmp_path: Path, stop: signal.Signals) -> None:
     lupus = str(Path(sys.executable).parent / "lupus")
     proc = subprocess.Popen([lupus, "up", "--port", "0", "--data", str(tmp_path)], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -38,7 +40,7 @@ def test_up_serves_the_page_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         assert health.status_code == 200 and health.json()["database"] == "ok"
         assert (tmp_path / "sandbox.db").exists()
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         rest, _ = proc.communicate(timeout=180)  # a hang guard, not a speed target (CI machines are shared)
     assert proc.returncode == 0, rest
     assert rest.rstrip().endswith("stopped")

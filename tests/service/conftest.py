@@ -21,7 +21,7 @@ from service.db import make_engine, upgrade
 from service.models import Game, Outbox
 from service.outbox import RecordingSender, deliver
 from service.settings import Settings
-from tests.databases import throwaway_pg
+from tests.databases import no_postgres, throwaway_pg
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TABLES = "outbox, inbound, game_events, seats, games, identities"
@@ -48,7 +48,7 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     if not _pg_available():
-        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+        no_postgres()
     with throwaway_pg("lupus_svc") as url:
         yield url
 

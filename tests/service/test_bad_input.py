@@ -42,6 +42,17 @@ BAD = [
     ("host", "new deck unicorn"),         # not a character
     ("host", "new night forever"),
     ("host", "new tz Mars/Olympus"),
+    ("ann", "cohost bob"),                # not a host
+    ("ann", "set night 2h"),
+    ("ann", "say"),                       # nothing to say
+    ("ann", "digest maybe"),
+    ("ann", "tz Mars/Olympus"),
+    ("host", "cohost nobodyhere"),
+    ("host", "remove nobodyhere"),
+    ("host", "set deck seer"),            # only timings once running
+    ("host", "set"),
+    ("host", "end"),                      # needs yes
+    ("host", "shorten 99d"),              # past the longest duration
 ]
 
 
@@ -82,3 +93,47 @@ def test_ambiguous_prefix_gets_a_question(h: Harness) -> None:
     out = h.say(voter, "vote ann")
     assert out in (["ann could be anna or anne: which one?"], ["ann could be anne or anna: which one?"])
     assert _snapshot(h) == before
+
+
+LOBBY_BAD = [
+    ("ann", "vote bob"),                  # no game running yet
+    ("ann", "kill bob"),
+    ("ann", "role"),
+    ("ann", "record"),
+    ("ann", "start"),                     # not a host
+    ("ann", "set night 2h"),
+    ("ann", "cohost bob"),
+    ("ann", "remove bob"),
+    ("ann", "end yes"),
+    ("ann", "extend 2h"),
+    ("ann", "join {code} ann2"),          # already in it
+    ("zed", "join {code}"),               # no name
+    ("zed", "join {code} ann"),           # taken
+    ("zed", "join {code} two words"),
+    ("zed", "join {code} 7"),
+    ("zed", "join {code} " + "x" * 21),   # too long
+    ("zed", "leave"),                     # not in it
+    ("zed", "#{code} status"),            # not a member
+    ("zed", "volunteer {code}"),          # not running
+    ("host", "extend 2h"),                # not running
+    ("host", "pause"),
+    ("host", "replace bob"),
+    ("host", "cohost nobodyhere"),
+    ("host", "remove nobodyhere"),
+    ("host", "end"),                      # needs yes
+    ("host", "set deck unicorn"),
+    ("host", "set"),
+    ("host", "tz Mars/Olympus"),
+    ("host", "digest maybe"),
+]
+
+
+def test_bad_input_in_the_lobby_is_answered_and_changes_nothing(h: Harness) -> None:
+    code = open_game(h)
+    game = h.game()
+    before = _snapshot(h), game.options, game.setup, game.timezone, game.language
+    for who, text in LOBBY_BAD:
+        replies = h.say(who, text.format(code=code))
+        assert replies and all(r.strip() for r in replies), (who, text, replies)
+    game = h.game()
+    assert (_snapshot(h), game.options, game.setup, game.timezone, game.language) == before

@@ -8,6 +8,9 @@ from typer.testing import CliRunner
 from service.cli import app
 from service.settings import get_settings
 
+from .conftest import Harness
+from .play import open_game, start
+
 
 def test_db_upgrade_and_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
@@ -26,3 +29,24 @@ def test_db_upgrade_and_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         svc.db.dispose()
     finally:
         get_settings.cache_clear()
+
+
+def test_games_lists_each_game_with_its_phase_and_deadline(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    h.say("lee", "new")
+    lobby = h.game().code
+    running = open_game(h)
+    start(h)
+    game = h.game(running)
+    assert game.deadline is not None
+    monkeypatch.setenv("DATABASE_URL", str(h.db.url.render_as_string(hide_password=False)))
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["games"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line.split() for line in result.output.splitlines()}
+    assert lines[lobby][1:5] == ["lobby", "phase", "0", "-"], lines[lobby]
+    assert lines[running][1:6] == ["running", "phase", str(game.phase_no), "night",
+                                   game.deadline.strftime("%Y-%m-%d")], lines[running]
+    assert lines[running][6] == game.deadline.strftime("%H:%M") and lines[running][7:9] == ["8", "players"]

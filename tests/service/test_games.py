@@ -6,6 +6,7 @@ import pytest
 
 from engine import summary
 from engine.record import load_record, replay
+from service.i18n import role_name
 
 from .conftest import Harness
 from .play import NAMES, open_game, play_to_end, start
@@ -28,6 +29,9 @@ def test_a_whole_game_from_lobby_to_end(h: Harness, lang: str) -> None:
     for n in NAMES:
         over, nights = h.inbox(n)[-2:]
         assert OVER[lang] in over, over
+        # The reveal names every card in the reader's language.
+        for p, r in h.state().roles.items():  # type: ignore[attr-defined]
+            assert f"{p} ({role_name(lang, r.value)})" in over, over
         assert nights.startswith(NIGHTS[lang]) and KILL[lang] in nights, nights
     # The record, exported in English whatever the players wrote, replays to the same end.
     record = h.say(NAMES[0], "record")[0]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from engine import Phase
 
 from .conftest import Harness
-from .play import NAMES, open_game, play_phase, play_to_end, start
+from .play import NAMES, WORDS, open_game, play_phase, play_to_end, start
 
 
 def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
@@ -26,6 +28,12 @@ def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
     assert "Werewolf" in out[1] and "The pack" in out[1]  # the card and what it learned
     # The engine's player name stays: the substitute acts as the wolf, the old identity cannot.
     assert "not in a game" in h.say(wolf, "kill gus")[0]
+    # Nor may he come back in another seat: he knows his old card and what it learned.
+    other_seat = next(p for p in state.players if p not in (wolf,) and state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
+    h.say("host", f"replace {other_seat}")
+    assert "already played in this game" in h.say(wolf, f"join {code}")[0]
+    assert "already played in this game" in h.say(wolf, f"volunteer {code}")[0]
+    assert h.say("newbie2", f"join {code}")[0].startswith(f"You take over {other_seat}")
     human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
     h.say("newbie", f"kill {human}")
     assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
@@ -157,3 +165,71 @@ def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> Non
     assert "only phase lengths" in h.say("host", "set deck seer")[0]
     h.say("host", "imposta giorno 8:30")
     assert h.game().options["nominations_at"] == "08:30" and "nominations_minutes" not in h.game().options
+
+
+def test_a_cohost_the_host_names_has_the_host_tools(h: Harness) -> None:
+    code = open_game(h)
+    assert h.say("bob", "cohost ann") == ["Only a host can do that."]
+    assert h.say("host", "cohost nobodyhere") == ["There is no player called nobodyhere. To talk, write: say TEXT."]
+    h.clear()
+    assert h.say("host", "vice ann") == []  # told to the whole table through the outbox
+    assert "ann is now a co-host." in h.inbox("bob") and "ann is now a co-host." in h.inbox("host")
+    h.say("ann", "start")  # a co-host starts the game
+    assert h.game().status == "running"
+    d0 = h.game().deadline
+    assert d0 is not None
+    h.say("ann", "extend 1h")
+    assert h.game().deadline == d0 + timedelta(hours=1)
+    assert h.say("bob", "extend 1h") == ["Only a host can do that."]
+    assert h.say("ann", "pause") == [] and h.game().paused
+    # A co-host has every host tool, and no co-host can be named for an empty seat.
+    h.say("ann", "resume")
+    h.say("ann", "replace dan")
+    assert h.say("ann", "cohost dan") == ["dan has no player now: nobody to make a co-host."]
+    h.say("newbie", f"join {code}")
+    assert "Only a host" in h.say("newbie", "extend 1h")[0]  # the seat's co-host mark did not pass on
+    # A co-host who is replaced loses the tools with the seat.
+    h.say("host", "replace ann")
+    assert "not in a game" in h.say("ann", "extend 1h")[0]
+
+
+def test_the_moderator_may_not_take_an_open_seat(h: Harness) -> None:
+    code = open_game(h)
+    start(h)
+    h.say("host", "replace dan")
+    assert h.say("host", f"join {code}") == [f"#{code}: you moderate this game and have read every secret, "
+                                             "so you may not take a seat in it."]
+    assert h.say("host", f"volunteer {code}") == [f"#{code}: you moderate this game and have read every secret, "
+                                                  "so you may not take a seat in it."]
+    assert "status shows everything" in h.say("host", "help")[0]  # still the moderator, seat still open
+    assert h.say("newbie", f"join {code}")[0] == f"You take over dan in game {code}."
+
+
+HOST_WORDS = {"it": ("sostituisci", "pausa", "riprendi", "proroga"),
+              "es": ("reemplazar", "pausa", "reanudar", "extender")}
+WELCOME = {"it": "Prendi il posto di {name} nella partita {code}.",
+           "es": "Ocupas el lugar de {name} en la partida {code}."}
+PAUSED = {"it": "Un organizzatore ha messo in pausa la partita: l'orologio è fermo.",
+          "es": "Un anfitrión pausó la partida: el reloj está parado."}
+CARD = {"it": "Il tuo personaggio: Lupo Mannaro.", "es": "Tu personaje: Hombre Lobo."}
+
+
+@pytest.mark.parametrize("lang", ["it", "es"])
+def test_a_substitute_and_a_pause_in_italian_and_spanish(h: Harness, lang: str) -> None:
+    replace, pause, resume, extend = HOST_WORDS[lang]
+    code = open_game(h, lang)
+    start(h, lang)
+    wolf = next(p for p, r in h.state().roles.items() if r.value == "werewolf")  # type: ignore[attr-defined]
+    h.say("host", f"{replace} {wolf}")
+    welcome, card = h.say("newbie", f"{WORDS[lang]['join']} {code}")[:2]
+    assert welcome == WELCOME[lang].format(name=wolf, code=code) and card.startswith(CARD[lang])
+    h.clear()
+    h.say("host", pause)
+    assert PAUSED[lang] in h.inbox("newbie")
+    h.say("host", f"{extend} 1h")
+    h.advance(60 * 24)
+    assert h.tick() == 0
+    h.say("host", resume)
+    assert h.game().deadline is not None
+    play_to_end(h, lang)
+    assert h.game().status == "over"

@@ -133,3 +133,40 @@ def test_lupusburg_ballots_read_as_names_not_a_python_list(lang: str) -> None:
     text = render.event_text("day.ballots", data, render.Reader("bea", lang), render.Info("K7Q", "UTC", None))
     assert "bea -> ann + bob" in text and "cid -> ann" in text and "dan -> bob" in text
     assert not any(c in text for c in "[]'\""), text
+
+
+#: The characters as the rulebooks name them: Lupus in Tabula in English and Italian, Lupusburg in
+#: Spanish (the rulebooks this project has in each language).
+RULEBOOK_NAMES = {
+    "en": {"villager": "Villager", "werewolf": "Werewolf", "seer": "Seer", "medium": "Medium",
+           "possessed": "Possessed", "bodyguard": "Bodyguard", "owl_man": "Owl-man", "freemason": "Freemason",
+           "werehamster": "Werehamster", "mythomaniac": "Mythomaniac"},
+    "it": {"werewolf": "Lupo Mannaro", "seer": "Veggente", "medium": "Medium", "possessed": "Indemoniato",
+           "bodyguard": "Guardia del corpo", "owl_man": "Gufo", "freemason": "Massone",
+           "werehamster": "Criceto Mannaro", "mythomaniac": "Mitomane"},
+    "es": {"werewolf": "Hombre Lobo", "thief": "Ladrón", "townsfolk": "Habitante del pueblo"},
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_characters_have_the_rulebooks_names(lang: str) -> None:
+    from service.i18n import role_name
+    from service.lobby import role_key
+
+    for role, name in RULEBOOK_NAMES[lang].items():
+        assert role_name(lang, role) == name
+        assert role_key(name.replace(" ", "_")) == role  # a host may name the card so in a deck
+
+
+#: The help texts list what a player may type: every such word must be one the grammar knows.
+HELP_KEYS = ("svc.help.none", "svc.help.lobby", "svc.help.host_lobby", "svc.help.over", "svc.help.host",
+             "svc.help.now", "svc.help.nothing")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_help_texts_name_only_words_the_grammar_understands(lang: str) -> None:
+    for key in HELP_KEYS:
+        listed = t(lang, key, actions="").rsplit(": ", 1)[1].rstrip(".")
+        for item in filter(None, (i.strip() for i in listed.split(","))):
+            word = item.split()[0]
+            assert parse(word).verb is not None, (lang, key, word)

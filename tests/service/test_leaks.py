@@ -8,6 +8,9 @@ whole application service and every outbox row is checked."""
 from __future__ import annotations
 
 import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlmodel import Session, select
@@ -15,17 +18,22 @@ from sqlmodel import Session, select
 import engine
 from engine import Action, GameConfig, Phase, RuleSet
 from service import render
+from service.db import make_engine
+from service.i18n import gsm7, role_name
 from service.lobby import build_deck
 from service.models import Identity, Outbox, Seat
 
 from .conftest import Harness
 from .leaks import known_to, leaks
+from .outbox_leaks import check_outbox, play_game
 
 SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
             "mythomaniac"]
 POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
         "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
 END_KEYS = {"game.over"}
+#: Seeded games played through the whole service for the outbox check (1,000 in the slow suite).
+GAMES = 2
 
 
 def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[tuple[str, list[str]]]]:
@@ -133,3 +141,36 @@ def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
             assert not leaks(row.text, seat.name, person.language, roles, cards, mates), row.text
     assert len(rows) > 300
     _ = Action
+
+
+@pytest.fixture
+def lite(tmp_path: Path, sqlite_template: Path) -> Iterator[Harness]:
+    """The service on SQLite only: what is checked here does not depend on the database."""
+    path = tmp_path / "leaks.db"
+    shutil.copy(sqlite_template, path)
+    h = Harness(make_engine(f"sqlite:///{path}"))
+    yield h
+    h.db.dispose()
+
+
+def test_every_outbox_row_of_seeded_service_games_is_clean(lite: Harness) -> None:
+    """Whole games through the service with SMS players, talk, digests, substitutes and pauses:
+    every row to a player, sent, held or merged, names nothing he may not know."""
+    tables = [play_game(lite, seed) for seed in range(GAMES)]
+    assert check_outbox(lite, tables) > 500 * GAMES
+
+
+def test_the_outbox_check_sees_a_leak_in_an_sms_text(lite: Harness) -> None:
+    table = play_game(lite, 2)  # in Spanish: SMS texts lose their accents
+    state, game = lite.state(table.code), lite.game(table.code)
+    roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
+    sms = next(p for p in state.players if table.channel[p] == "sms")
+    other = next(p for p in state.players if roles[p] != roles[sms])
+    card = gsm7(role_name("es", roles[other]))
+    with Session(lite.db) as s:
+        person = s.exec(select(Identity).where(Identity.address == table.address[sms])).one()
+        s.add(Outbox(identity_id=person.id or 0, channel="sms", game_id=game.id, key="x",
+                     text=f"Amanecer. {other} era {card}.", dedup_key="leak-test"))
+        s.commit()
+    with pytest.raises(AssertionError, match="card in"):
+        check_outbox(lite, [table])

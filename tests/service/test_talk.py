@@ -75,3 +75,80 @@ def test_the_square_as_a_digest(h: Harness) -> None:
     h.finish_phase()
     digests = [m for m in h.inbox(PHONES[reader]) if m.startswith("Town square")]
     assert digests == [f"Town square (2): {a}: first | {b}: second"]
+
+
+def test_a_revealed_deadalive_talks_on(h: Harness) -> None:
+    # The Deadalive, killed, is revealed and "goes on talking and voting as a living character".
+    names = [f"p{i:02d}" for i in range(12)]
+    h.say("host", "new deck deadalive seer")
+    code = h.game().code
+    for n in names:
+        h.say(n, f"join {code} {n}")
+    h.say("host", "start")
+    roles = _roles(h)
+    deadalive = next(p for p in names if roles[p] == "deadalive")
+    for wolf in (p for p in names if roles[p] == "werewolf"):
+        h.say(wolf, f"kill {deadalive}")
+    h.finish_phase()
+    state = h.state()
+    assert state.phase is Phase.NOMINATIONS and deadalive not in state.living()  # type: ignore[attr-defined]
+    h.clear()
+    assert h.say(deadalive, "I am still here") == []
+    listener = next(p for p in names if p != deadalive)
+    assert h.inbox(listener) == [f"{deadalive}: I am still here"]
+
+
+def test_in_lupusburg_everybody_talks(h: Harness) -> None:
+    # "Even players who have no living characters may take part in the discussions."
+    names = ["ann", "bob", "cat", "dan"]
+    h.say("host", "new lupusburg")
+    code = h.game().code
+    for n in names:
+        h.say(n, f"join {code} {n}")
+    h.say("host", "start")
+    h.finish_phase()
+    assert h.state().phase is not Phase.NIGHT
+    h.clear()
+    assert h.say("ann", "who has the chest?") == []
+    assert h.inbox("bob") == ["ann: who has the chest?"]
+
+
+def test_the_freemasons_talk_in_their_lodge_at_night_and_the_moderator_reads_it(h: Harness) -> None:
+    h.say("host", "new deck seer freemason freemason")
+    code = h.game().code
+    for n in NAMES:
+        h.say(PHONES[n], f"join {code} {n}")
+    h.say("host", "lang it")  # the moderator reads Italian: the lodge is his "loggia"
+    h.say("host", "start")
+    roles = _roles(h)
+    a, b = [p for p in NAMES if roles[p] == "freemason"]
+    h.clear()
+    assert h.say(PHONES[a], "the seer is on our side") == []
+    assert h.inbox(PHONES[b]) == [f"[lodge] {a}: the seer is on our side"]
+    assert h.inbox("host") == [f"[loggia] {a}: the seer is on our side"]
+    assert all("seer is on" not in m for n in NAMES if n not in (a, b) for m in h.inbox(PHONES[n]))
+    # By day the lodge's members talk in the square like everyone else.
+    h.finish_phase()
+    h.clear()
+    h.say(PHONES[b], "good morning")
+    assert all(h.inbox(PHONES[n]) == [f"{b}: good morning"] for n in NAMES if n != b and n in h.state().alive)  # type: ignore[attr-defined]
+
+
+def test_the_moderator_talks_to_everyone_as_moderator_in_each_language(h: Harness) -> None:
+    _game(h)
+    h.say(PHONES[NAMES[0]], "lang it")
+    h.say(PHONES[NAMES[1]], "lang es")
+    h.clear()
+    assert h.say("host", "the night is long") == []  # at night too: the moderator is no player
+    assert h.inbox(PHONES[NAMES[0]]) == ["Moderatore: the night is long"]
+    assert h.inbox(PHONES[NAMES[1]]) == ["Moderador: the night is long"]
+    assert h.inbox(PHONES[NAMES[2]]) == ["Moderator: the night is long"]
+    assert h.inbox("host") == []
+    # A player whose seat went to a substitute is nobody's voice after the end.
+    h.say("host", f"replace {NAMES[3]}")
+    h.say("newbie", f"join {h.game().code}")
+    h.say("host", "end yes")
+    h.clear()
+    assert h.say(PHONES[NAMES[3]], "I was robbed") == ["Your seat has no character to play."]
+    h.deliver()
+    assert all("robbed" not in m for msgs in h.channel.sent.values() for m in msgs)

@@ -188,3 +188,15 @@ def test_the_limiter_holds_a_chat_without_holding_the_others(lite: Table) -> Non
     assert len(sender.texts(HOST)) == 3  # a private chat's burst, then the rest deferred
     assert sorted(report.deferred) == [r.id for r in lite.rows("pending")]
     assert len(report.deferred) == 3
+
+
+def test_rows_no_sender_can_send_are_not_asked_for_again_and_again(lite: Table) -> None:
+    # Telegram rows asked for by a process whose Telegram is off (no token): the task that asked
+    # must not come back for them every second for ever; the outbox sweep is there for them.
+    lite.open()
+    ids = [r.id for r in lite.rows("pending") if r.id is not None]
+    assert ids
+    for senders in ({}, {"sms": RecordingSender()}):
+        report = deliver(lite.db, senders, MemoryLimiter(UNLIMITED), clock=lite.clock, ids=ids)  # type: ignore[arg-type]
+        assert report.sent == 0 and not report.deferred
+    assert {r.status for r in lite.rows()} == {"pending"}

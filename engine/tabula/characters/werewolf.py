@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...types import Role, RuleSet, Team, Verb
+from ..auras import AURA
 from ..character import Character, Power, card, night_step, pack, register, wolves
 from ..state import TabulaState
 from ..table import Table
@@ -22,10 +23,12 @@ CHANNEL = "werewolves"
 
 def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
     """Another living player who is not a Werewolf. The Aura variant lets them claw their own
-    cards, a lone Werewolf his own, to discard an Aura and divert suspicion."""
-    if state.rules is RuleSet.AURA:
-        return state.living()
+    cards, a lone Werewolf his own, to discard an Aura and divert suspicion: only while that card
+    still has its Aura ("they can choose to slaughter their own Aura cards")."""
     members = wolves(state)
+    if state.rules is RuleSet.AURA:
+        auras = state.marks.get(AURA, {})
+        return (p for p in state.living() if p not in members or p in auras)
     if actor in members:  # the same prey for the whole pack, derived once a phase
         memo = state.phase_memo()
         prey: tuple[str, ...] | None = memo.get("prey")

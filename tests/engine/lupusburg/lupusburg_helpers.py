@@ -78,7 +78,7 @@ def _mentions_role(value: Any) -> bool:
     if isinstance(value, str):
         return value in ROLE_WORDS
     if isinstance(value, Mapping):
-        return any(_mentions_role(v) for v in value.values())
+        return any(_mentions_role(k) or _mentions_role(v) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return any(_mentions_role(v) for v in value)
     return False
@@ -93,7 +93,12 @@ def check_secrecy(before: LupusburgState, events: Iterable[Event]) -> None:
     """
     thief = before.holder(Role.THIEF)
     for e in events:
-        if not _mentions_role(e.data):
+        data = e.data
+        if e.key == "game.started":
+            # The deck's make-up is public (its keys are the characters); nothing else may name one.
+            assert e.to is None and set(data["deck"]) <= ROLE_WORDS
+            data = {k: v for k, v in data.items() if k != "deck"}
+        if not _mentions_role(data):
             continue
         if e.key == "game.over":
             assert e.to is None

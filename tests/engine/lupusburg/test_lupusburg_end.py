@@ -17,6 +17,7 @@ def test_werewolf_wins_at_parity_after_a_night() -> None:
     s, _ = lynch(s, "dan:left")
     s, events = play(s, "ann: kill dan:right", "end")
     assert s.phase is Phase.OVER and len(s.living_of("ann")) == 2 and len(s.alive) == 4
+    assert s.burgomaster == "cat", "a game that ends at night ends with that night's Burgomaster"
     out = outcome(s)
     assert out is not None and out.team is Team.WEREWOLF and out.winners == ("ann",)
     assert out.reason == "end.werewolf_parity"

@@ -24,6 +24,14 @@ def test_thief_sees_the_card_and_no_chest_under_the_werewolf() -> None:
     assert find(events, "thief.result")[0].data["chest"] is False
 
 
+def test_thief_sees_a_townsfolk_card_under_the_werewolfs_other_house() -> None:
+    """A look shows the card: the Werewolf's second character acts as the Werewolf but is a
+    Townsfolk card (docs/RULINGS-lupusburg.md, What a look shows)."""
+    _, events = play(four(), "bob: peek ann:right", "end")
+    assert dict(find(events, "thief.result")[0].data) == {"house": "ann:right", "card": "townsfolk",
+                                                           "chest": True, "night": 1}
+
+
 def test_thief_last_choice_counts() -> None:
     s, events = play(four(), "bob: peek cat:left", "bob: peek dan:right")
     assert events[-1].data["changed"] is True
@@ -44,6 +52,17 @@ def test_thief_killed_that_night_still_looked() -> None:
     s, _ = lynch(s, "dan:left")
     s, events = play(s, "bob: peek cat:left", "ann: kill bob:left", "end")
     assert find(events, "thief.result"), "he had a living character when he looked"
+
+
+def test_thief_with_his_thief_card_dead_still_sneaks_out() -> None:
+    """Both of his characters act as the Thief: with the Thief card gone he looks on."""
+    s, _ = play(four(), "ann: kill bob:left", "end")  # bob: [thief, townsfolk]
+    s, _ = lynch(s, "dan:left")
+    assert s.living_of("bob") == ("bob:right",) and s.phase is Phase.NIGHT
+    assert "peek cat:left" in [a.text() for a in legal_actions(s, "bob")]
+    _, events = play(s, "bob: peek cat:left", "end")
+    (result,) = find(events, "thief.result")
+    assert result.to == ("bob",) and dict(result.data)["house"] == "cat:left"
 
 
 def test_thief_cannot_peek_own_house_or_empty_house() -> None:
@@ -88,6 +107,13 @@ def test_claw_kills_and_dawn_names_player_and_house_not_character() -> None:
 def test_no_claw_no_death() -> None:
     s, events = play(four(), "end")
     assert find(events, "night.dawn")[0].data["dead"] == [] and len(s.alive) == 8
+
+
+def test_werewolf_last_choice_counts() -> None:
+    s, events = play(four(), "ann: kill cat:left", "ann: kill dan:right")
+    assert events[-1].to == ("ann",) and events[-1].data["changed"] is True
+    s, events = play(s, "end")
+    assert find(events, "night.dawn")[0].data["dead"] == ["dan:right"] and "cat:left" in s.alive
 
 
 def test_werewolf_may_strike_his_own_house_only_while_both_live() -> None:

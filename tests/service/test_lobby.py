@@ -1,0 +1,90 @@
+"""Lobbies: create a game with its choices, share the code, join with a name, leave, start when
+the deck fits (a deck that does not fit is refused with the reason, and nothing starts); the
+seating is shuffled at the start from the game's seed."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.rng import rng
+
+from .conftest import Harness
+from .play import NAMES, open_game, start
+from .test_bad_input import _snapshot
+
+
+def test_a_game_is_created_with_its_choices_and_its_code_is_shared(h: Harness) -> None:
+    out = h.say("host", "nuova tema the_night_shift notte 10h giorno 8:00 ballottaggio 3h fuso Europe/Madrid lingua es")
+    game = h.game()
+    assert game.status == "lobby" and len(game.code) == 4
+    assert game.setup == {"theme": "the_night_shift"}
+    assert game.options == {"night_minutes": 600, "nominations_at": "08:00", "ballot_minutes": 180}
+    assert (game.timezone, game.language) == ("Europe/Madrid", "es")
+    # The creator is told the code and what players must write to join (in the game's language:
+    # he is new here, so he takes it).
+    assert out == [f"Partida {game.code} creada (tabula, Europe/Madrid). Los jugadores escriben: unirse {game.code}"
+                   " NOMBRE. Eres el anfitrión: únete para jugar, o quédate fuera para moderar. Escribe empezar"
+                   " cuando estén todos."]
+    # The rule set by name.
+    h.say("host2", "new lupusburg")
+    assert h.game().rules == "lupusburg"
+
+
+def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
+    code = open_game(h, names=NAMES[:3])
+    assert h.say("zed", f"join {code}") == [f"Write: join {code} NAME (the name the others will see)."]
+    assert "taken" in h.say("zed", f"join {code} ANN")[0]  # names differ by more than case
+    assert "one word" in h.say("zed", f"join {code} 42")[0]
+    assert "one word" in h.say("zed", f"join {code} a#b")[0]
+    assert h.say("zed", f"entra {code.lower()} zed") == []  # the joins go to everyone through the outbox
+    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, leave, "
+                                    "say TEXT, lang it|es|en."]
+    assert h.say("host", "help")[1] == "Host: start, cohost NAME, remove NAME, end."
+    assert any(m == f"zed joined game {code} (4 players)." for m in h.inbox("ann"))
+    assert h.say("zed", f"join {code} zed2") == [f"You are already in game {code} as zed."]
+    h.clear()
+    assert h.say("zed", "leave") == []
+    assert f"zed left game {code}." in h.inbox("ann")
+    assert "not in a game" in h.say("zed", "status")[0]
+    assert h.say("ann", "players") == ["Players: 1 ann, 2 bob, 3 cat."]
+
+
+@pytest.mark.parametrize(("names", "extra", "reason"), [
+    (NAMES[:5], "", "Not enough players: at least 8 (now 5)."),
+    (NAMES, "deck seer seer", "There is only one Seer card."),
+    (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
+    (NAMES, "deck werewolf werewolf werewolf werewolf", "4 Werewolves would win at once."),
+    (NAMES, "theme unicorns", "There is no theme called unicorns."),
+])
+def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, names: list[str], extra: str,
+                                                                reason: str) -> None:
+    open_game(h, names=names, extra=extra)
+    before = _snapshot(h)
+    assert h.say("host", "start") == [f"The game cannot start: {reason}"]
+    assert _snapshot(h) == before and h.game().status == "lobby"
+
+
+def test_only_a_host_starts_and_the_seating_is_shuffled_from_the_seed(h: Harness) -> None:
+    code = open_game(h)
+    assert h.say("ann", "start") == ["Only a host can do that."]
+    assert h.game().status == "lobby"
+    start(h)
+    game = h.game()
+    seating = h.state().players
+    expected = list(NAMES)
+    rng(game.seed, "seating").shuffle(expected)
+    assert list(seating) == expected and list(seating) != NAMES
+    assert game.setup["players"] == expected
+    # players lists the seats in the new order, and the started game takes nobody else.
+    assert h.say("ann", "players")[0] == "Players: " + ", ".join(f"{i} {n}" for i, n in enumerate(expected, 1)) + "."
+    assert h.say("zed", f"join {code} zed") == [f"No seat of game {code} is open for a substitute. "
+                                                f"Write volunteer {code} to wait for one."]
+
+
+def test_the_host_ends_a_lobby(h: Harness) -> None:
+    code = open_game(h, names=NAMES[:2])
+    h.clear()
+    h.say("host", "end yes")
+    assert h.game().status == "ended"
+    assert f"A host closed game {code}." in h.inbox("ann")
+    assert "not in a game" in h.say("bob", "players")[0]
