@@ -59,10 +59,13 @@ def role_name(lang: str, role: str) -> str:
     return t(lang, key) if has("en", key) else role.replace("_", " ").title()
 
 
-def deadline_text(when: datetime | None, tz: str, lang: str) -> str:
+def deadline_text(when: datetime | None, tz: str, lang: str, now: datetime | None = None) -> str:
+    """The deadline in the reader's time zone; with ``now`` (an SMS reader's texts), the weekday and
+    time alone when that cannot be mistaken (under six days away): "Tue 18:00"."""
     if when is None:
         return t(lang, "svc.no_deadline")
-    return format_datetime(when, "EEE d MMM HH:mm", tzinfo=ZoneInfo(tz), locale=lang)
+    short = now is not None and timedelta(0) <= when - now < timedelta(days=6)
+    return format_datetime(when, "EEE HH:mm" if short else "EEE d MMM HH:mm", tzinfo=ZoneInfo(tz), locale=lang)
 
 
 def duration_text(seconds: float, lang: str) -> str:

@@ -35,6 +35,8 @@ class Info:
     code: str
     tz: str
     deadline: datetime | None
+    now: datetime | None = None
+    """The clock: an SMS reader's deadlines read "Tue 18:00" when that cannot be mistaken."""
 
 
 def reads(audience: Sequence[str] | None, player: str) -> bool:
@@ -69,6 +71,50 @@ def roles_line(roles: Mapping[str, str | Sequence[str]], became: Mapping[str, st
             card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
         out.append(f"{p} ({card})")
     return ", ".join(out)
+
+
+def roles_by_card(roles: Mapping[str, str], became: Mapping[str, str], lang: str) -> str:
+    """Everyone's card grouped by card, the commonest last ("Werewolf: cat, jon; Villager: ann, ..."):
+    the short form for SMS, where "(Villager)" nine times cost a segment."""
+    by_card: dict[str, list[str]] = {}
+    for p, r in roles.items():
+        card = role_name(lang, r) if has("en", f"role.{r}") else r
+        if p in became:
+            card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
+        by_card.setdefault(card, []).append(p)
+    order = sorted(by_card, key=lambda c: len(by_card[c]))  # stable: the deal's order among equals
+    items = [f"{card}: {', '.join(by_card[card])}" for card in order]
+    if len(order) > 1 and len(by_card[order[-1]]) > 2:  # the commonest card: everyone not named before
+        items[-1] = t(lang, "sms.cards.rest", card=order[-1])
+    return "; ".join(items)
+
+
+def grouped(pairs: Sequence[tuple[str, str]], lang: str, also: Sequence[str] = ()) -> str:
+    """Votes by target, with who cast them, most voted first: ``bob(ann,cat) eve(dan)``; the names
+    in ``also`` that got none are listed after, as ``ivy(nobody)``."""
+    by: dict[str, list[str]] = {}
+    for voter, target in pairs:
+        by.setdefault(target, []).append(voter)
+    order = sorted(by, key=lambda k: -len(by[k]))  # stable: the first voted first among equals
+    items = [t(lang, "sms.group", target=k, voters=",".join(by[k])) for k in order]
+    items += [t(lang, "sms.group", target=k, voters=t(lang, "svc.none")) for k in also if k not in by]
+    return " ".join(items)
+
+
+def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) -> str:
+    """A night's moves as typed, ``(actor, "kill bob")``, for the post-game reveal: ``ann kill bob,
+    cat see ann``; by SMS, the same move by several in one item: ``ann,dan kill bob``."""
+    def said(text: str) -> str:
+        verb, _, rest = text.partition(" ")
+        return f"{verb_word(lang, verb)} {rest}".strip()
+
+    if not sms:
+        return ", ".join(f"{actor} {said(text)}" for actor, text in moves)
+    by: dict[str, list[str]] = {}
+    for actor, text in moves:
+        if actor not in by.setdefault(said(text), []):
+            by[said(text)].append(actor)
+    return ", ".join(f"{','.join(actors)} {move}" for move, actors in by.items())
 
 
 def deck_line(deck: Mapping[str, int], lang: str) -> str:
@@ -118,7 +164,7 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     lang = reader.lang
     d: dict[str, Any] = localized(data, lang)
     d.setdefault("code", info.code)
-    d["deadline"] = deadline_text(info.deadline, info.tz, lang)
+    d["deadline"] = deadline_text(info.deadline, info.tz, lang, info.now if reader.sms else None)
     msg = key
     if key == "game.started":
         d["count"] = len(data.get("players", ()))
@@ -144,11 +190,15 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
         ballots = {v: " + ".join(str(x) for x in tg) if isinstance(tg, list | tuple) else str(tg)
                    for v, tg in data.get("ballots", {}).items()}
-        arrow = ">" if reader.sms else " -> "
-        d["ballots"] = ", ".join(f"{v}{arrow}{tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
         d["counts"] = counts(data.get("counts", {}))
+        if reader.sms:  # by target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)")
+            cast = [(v, str(x)) for v, tg in data.get("ballots", {}).items()
+                    for x in (tg if isinstance(tg, list | tuple) else [tg])]
+            d["ballots"] = grouped(cast, lang, list(data.get("counts", {})))
+        else:
+            d["ballots"] = ", ".join(f"{v} -> {tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
     elif key == "game.over":
-        return game_over(data, lang)
+        return game_over(data, lang, reader.sms)
     elif key in LOOKS:
         variant = look_variant(data)
         msg = f"{key}.{variant}" if has("en", f"{key}.{variant}") else f"look.{variant}"
@@ -173,14 +223,19 @@ def sms_key(key: str, sms: bool) -> str:
     return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
-def game_over(data: Mapping[str, Any], lang: str) -> str:
+def game_over(data: Mapping[str, Any], lang: str, sms: bool = False) -> str:
     reason = str(data.get("reason"))
     roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
              for p, r in data.get("roles", {}).items()}
-    text = t(lang, "game.over", team=t(lang, f"team.{data.get('team')}"),
+    line = roles_by_card if sms else roles_line
+    winners = names(data.get("winners", ()), lang)
+    losers = [p for p in roles if p not in data.get("winners", ())]
+    if sms and losers and data.get("winners") and len(", ".join(losers)) < len(winners):
+        winners = t(lang, "sms.all_but", names=", ".join(losers))
+    text = t(lang, sms_key("game.over", sms), team=t(lang, f"team.{data.get('team')}"),
              reason=t(lang, reason) if has("en", reason) else reason,
-             winners=names(data.get("winners", ()), lang),
-             roles=roles_line(roles, data.get("became", {}), lang))
+             winners=winners,
+             roles=line(roles, data.get("became", {}), lang))
     if data.get("scores"):
         text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
     return text
@@ -206,8 +261,9 @@ def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
 
 
 # -- replies built from views ----------------------------------------------------------------------
-def options(actions: Sequence[str], lang: str) -> tuple[str, list[str]]:
-    """What a player may do now, with the numbered list he may answer with (``vote 2``)."""
+def options(actions: Sequence[str], lang: str, sms: bool = False) -> tuple[str, list[str]]:
+    """What a player may do now, with the numbered list he may answer with (``vote 2``); by SMS
+    without the commas (``vote 1 ann 2 bob``)."""
     by_verb: dict[str, list[str]] = {}
     numbered: list[str] = []
     for a in actions:
@@ -220,7 +276,7 @@ def options(actions: Sequence[str], lang: str) -> tuple[str, list[str]]:
     parts = []
     for verb, targets in by_verb.items():
         word = verb_word(lang, verb)
-        listed = ", ".join(f"{numbered.index(x) + 1} {x}" for x in targets)
+        listed = (" " if sms else ", ").join(f"{numbered.index(x) + 1} {x}" for x in targets)
         parts.append(f"{word} {listed}" if listed else word)
     return "; ".join(parts), numbered
 

@@ -28,6 +28,13 @@ SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
+#: The answers to an SMS reader's own moves, held: the next phase's text shows his votes among
+#: everyone's (the nominations' summary, the revealed ballots) and what came of his night. Only his
+#: moves of the first night and the first day's nominations are answered at once, with a word on
+#: this (``sms.own.first``); a refused or unclear move is answered at once, as any error.
+SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken", "night.choice"})
+#: Of those, the ones answered at once in the game's first night or day: (key, "night" or "day").
+SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
 
 
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
@@ -121,7 +128,7 @@ class Room:
         """What texts need of the game, with deadlines in the reader's time zone if he set one."""
         game = self.game
         tz = (person.timezone if person else None) or game.timezone
-        return render.Info(game.code, tz, None if game.paused else game.deadline)
+        return render.Info(game.code, tz, None if game.paused else game.deadline, self.ctx.now)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
         return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id),
@@ -173,8 +180,18 @@ class Room:
             return False
         if key in SQUARE_KEYS and person.digest:
             return True
+        if person.channel != SMS:
+            return False
         me = self.ctx.identity
-        return person.channel == SMS and key in SMS_HELD_KEYS and (me is None or person.id != me.id)
+        if me is not None and person.id == me.id:
+            return key in SMS_OWN_HELD_KEYS and not self._first_answer(key)
+        return key in SMS_HELD_KEYS
+
+    def _first_answer(self, key: str) -> bool:
+        """His move of a kind answered at once by SMS (the first night's choice, the first day's
+        nomination): the answer says that from then on the next phase's text shows his moves."""
+        when = SMS_FIRST_ANSWERED.get(key)
+        return when is not None and self.state is not None and getattr(self.state, when, None) == 1
 
     def _say(self, person: Identity, seat: Seat | None, key: str, data: Mapping[str, Any],
              audience: Sequence[str] | None, dedup: str) -> None:
@@ -182,6 +199,9 @@ class Room:
         # Held for SMS: only one item of the summary to come, as short as it can be.
         short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
         text = short if short is not None else self.text_for(key, data, audience, person, seat)
+        me = self.ctx.identity
+        if person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key):
+            text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold)
 
     # -- the engine ----------------------------------------------------------------------------------
@@ -192,6 +212,7 @@ class Room:
             was = engine.public_view(self.state) if self.state is not None else {}
             self.log("move", "move", {"actor": move[0], "text": move[1], "phase": was.get("phase"),
                                       "night": was.get("night")})
+        starting = self.state is None
         self.state = new
         self.game.state = engine.to_json(new)
         self.game.phase_no = new.phase_no
@@ -200,7 +221,7 @@ class Room:
         elif new.phase_no != old_phase:
             self.game.deadline = self.next_deadline(new)
         if new.phase_no != old_phase:
-            self.flush_digests()
+            self.flush_digests(seating_shown=starting)
         self._changing = new.phase_no != old_phase
         try:
             for e in events:
@@ -247,7 +268,7 @@ class Room:
             actions = [a.text() for a in engine.legal_actions(self.state, seat.name)]
             if not actions:
                 continue
-            listed, numbered = render.options(actions, person.language)
+            listed, numbered = render.options(actions, person.language, person.channel == SMS)
             seat.last_list = numbered
             self.ctx.session.add(seat)
             key = render.sms_key("svc.options", person.channel == SMS)
@@ -268,17 +289,18 @@ class Room:
             return
         seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
         for person in self.public_people():
-            lang = person.language
+            lang, sms = person.language, person.channel == SMS
             parts = []
             for n, moves in sorted(nights.items()):
-                said = ", ".join(f"{a} {render.verb_word(lang, v)} {rest}".strip()
-                                 for a, (v, _, rest) in ((a, txt.partition(" ")) for a, txt in moves))
-                parts.append(t(lang, "svc.reveal.night", n=n, moves=said))
-            self.ctx.send(person, "svc.reveal", t(lang, "svc.reveal", nights="; ".join(parts)),
+                said = render.night_moves(moves, lang, sms)
+                parts.append(t(lang, render.sms_key("svc.reveal.night", sms), n=n, moves=said))
+            text = t(lang, render.sms_key("svc.reveal", sms), nights="; ".join(parts))
+            self.ctx.send(person, "svc.reveal", text,
                           f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
 
-    def flush_digests(self) -> None:
-        """Merge the square talk held for digest readers into one message each."""
+    def flush_digests(self, seating_shown: bool = False) -> None:
+        """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:
+        the game starts, and its first text names everyone seated: the joins go without saying."""
         s = self.ctx.session
         query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
         # Held rows this command wrote (or changed) must be written before the read; nothing else
@@ -293,6 +315,7 @@ class Room:
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)
+        pairs: dict[str, dict[str, tuple[str, str]]] = {}
         for pid, rows in by_person.items():
             person = self.people.get(pid) or s.get(Identity, pid)
             if person is None:
@@ -300,21 +323,50 @@ class Room:
             for row in rows:
                 row.status = "merged"
                 s.add(row)
-            self.ctx.send(person, "svc.digest", digest_text(rows, person.language),
-                          f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
+            lang = person.language
+            votes = [r.text for r in rows if r.key == "day.vote" and r.text not in pairs.get(lang, {})]
+            if votes:
+                pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
+            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown)
+            if text:
+                self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
 
 
-def digest_text(rows: Sequence[Outbox], lang: str) -> str:
-    """Held rows as one summary: who joined, the nomination votes in the order cast (``ann>bob``),
-    then the talk and the rest as the digest has always read."""
-    joined = [r.text for r in rows if r.key == "svc.joined"]
+#: Held rows a summary leaves out, as the next phase's text says them or what came of them: his own
+#: secret ballot (the ballots are revealed with the lynching), his own night choice (the dawn).
+SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
+
+
+def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:
+    """Each nomination's held line (``sms.held.vote``) read back to its (voter, target), by the
+    voter's part of the line: a name may hold any character the line uses, a target may be a house."""
+    out: dict[str, tuple[str, str]] = {}
+    for voter in voters:
+        head, _, tail = t(lang, "sms.held.vote", voter=voter, target="\0").partition("\0")
+        for text in texts:
+            if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
+                out.setdefault(text, (voter, text[len(head):len(text) - len(tail)]))
+    return out
+
+
+def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,
+                seating_shown: bool = False) -> str:
+    """Held rows as one summary: who joined (unless the seating follows), the nomination votes by
+    target with who cast them (``bob(ann,cat) eve(dan)``), then the talk and the rest as the digest
+    has always read. Empty when there is nothing to say."""
+    lobby = ("svc.joined", "svc.left")
+    joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
     votes = [r.text for r in rows if r.key == "day.vote"]
-    rest = [r.text for r in rows if r.key not in ("svc.joined", "day.vote")]
+    rest = [r.text for r in rows if r.key not in ("day.vote", *lobby, *SHOWN_AFTER)
+            or (r.key == "svc.left" and not seating_shown)]
+    known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []
     if joined:
         parts.append(t(lang, "sms.held.joined", names=", ".join(joined)))
     if votes:
-        parts.append(t(lang, "sms.held.votes", votes=", ".join(votes)))
+        listed = [render.grouped(known, lang)] if known else []
+        listed += [v for v in votes if not pairs or v not in pairs]
+        parts.append(t(lang, "sms.held.votes", votes=" ".join(listed)))
     if rest:
         parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(rest)))
     return " ".join(parts)

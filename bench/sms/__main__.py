@@ -37,6 +37,7 @@ import engine
 from engine import Phase
 from engine.playout import random_moves
 from service.app import Service
+from service.context import SMS_MERGED
 from service.db import make_engine, upgrade
 from service.delivery.sms import is_gsm7, sms_size, to_gsm7
 from service.i18n import LANGUAGES, LOCALE_DIR, gsm7
@@ -46,6 +47,9 @@ from service.settings import Settings
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou",
          "max", "ned", "oli", "pam", "quin", "rob", "sue", "tom", "uma", "vic", "wes", "zoe"]
 TARGET = 4.0
+#: What a merged text opens, named by the first of these keys among its parts.
+MOMENTS = [("game.over", "the end"), ("game.started", "the start"), ("phase.ballot", "the ballot"),
+           ("phase.nominations", "the dawn"), ("phase.night", "the nightfall")]
 
 
 class Clock:
@@ -152,14 +156,21 @@ def main() -> None:
     forced: list[str] = []
     # What the merged texts carry: the rows folded into them (a held row is folded into a summary).
     parts: Counter[str] = Counter()
+    # The merged texts by the moment they were written for (a part's key names it): their segments,
+    # their count, and how many took more than one segment.
+    keys_of: dict[tuple[int, datetime], set[str]] = {}
+    merged_rows: list[tuple[Outbox, int]] = []
     with Session(db) as s:
         rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
                       .where(col(Outbox.channel) == "sms")).all()
         for row, person in rows:
             if row.status == "merged":
                 parts[row.key] += 1
+                keys_of.setdefault((row.identity_id, row.created_at), set()).add(row.key)
                 continue
             size = sms_size(row.text)
+            if row.key == SMS_MERGED:
+                merged_rows.append((row, size.segments))
             per_key[row.key] += size.segments
             rows_per_key[row.key] += 1
             per_lang[person.language] += size.segments
@@ -189,6 +200,15 @@ def main() -> None:
     for key, segs in per_key.most_common(args.top):
         n = rows_per_key[key]
         print(f"    {key:28s} {segs / player_days:5.2f}  ({n} texts, {segs / n:.2f} segments each)")
+    print("merged texts by what they open (segments per SMS player per game day; texts; over one segment):")
+    by_moment: dict[str, list[int]] = {}
+    for row, segs in merged_rows:
+        keys = keys_of.get((row.identity_id, row.created_at), set())
+        label = next((name for key, name in MOMENTS if key in keys), "other")
+        by_moment.setdefault(label, []).append(segs)
+    for label, segs in sorted(by_moment.items(), key=lambda kv: -sum(kv[1])):
+        print(f"    {label:28s} {sum(segs) / player_days:5.2f}  ({len(segs)} texts, {sum(segs) / len(segs):.2f} "
+              f"segments each, {sum(x > 1 for x in segs) / len(segs):.0%} over one)")
     print(f"rows merged into those texts, or held and summarised in them (per SMS player per game day; "
           f"top {args.top}):")
     for key, n in parts.most_common(args.top):

@@ -90,7 +90,7 @@ def test_sms_join_numbered_lists_stop_start_help(stack: Stack) -> None:
     assert "Dan" in (stack.game().setup.get("players") or [])
     # The wolves' choices come as a numbered list (the texts then accept "KILL 3"), in the SMS
     # form of the options text.
-    assert any(re.search(r"Reply by number or name: kill 1 \w+, 2 \w+", t) for p in sms[1:] for t in p.texts())
+    assert any(re.search(r"Reply: kill 1 \w+ 2 \w+", t) for p in sms[1:] for t in p.texts())
     dan.say("HELP")  # still opted out: nothing is texted
     stack.deliver()
     texts_before = len(dan.texts())

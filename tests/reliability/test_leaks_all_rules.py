@@ -75,8 +75,9 @@ def lupusburg_known(player: str, houses: Iterable[str], knowledge: Iterable[Mapp
 
 def texts_for(state: Any, events: list[Event], player: str, lang: str) -> list[str]:
     reader = render.Reader(player, lang)
-    out = [render.for_reader(e.key, e.data, e.to, reader, INFO) for e in events
-           if e.key != "game.over" and render.reads(e.to, player)]
+    out = [render.for_reader(e.key, e.data, e.to, render.Reader(player, lang, sms=sms), INFO)
+           for e in events if e.key != "game.over" and render.reads(e.to, player)
+           for sms in (False, True)]  # the texts, and their short SMS forms
     view = engine.view(state, player)
     out.append(render.role_text(view, reader, INFO))
     out.append(render.status_text(dict(engine.public_view(state), status="running"), reader, INFO, False))

@@ -26,8 +26,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run", "--disable-quic"]
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 # The choices as Telegram reads them, and in their short SMS form.
-OFFER = re.compile(r"Choose with a number or a name|Reply by number or name")
-OPTIONS = re.compile(r"(?:Choose with a number or a name|Reply by number or name): (\w+) 1 ")
+OFFER = re.compile(r"Choose with a number or a name|Reply: ")
+OPTIONS = re.compile(r"(?:Choose with a number or a name|Reply): (\w+) 1 ")
 
 
 @pytest.fixture

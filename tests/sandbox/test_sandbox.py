@@ -68,5 +68,7 @@ def test_robots_fill_a_game_and_the_clock_closes_its_phases(sandbox: Sandbox) ->
     assert snap["games"][0]["code"] == code and snap["ahead_hours"] > 12
     humans = [p for p in snap["phones"] if not p["robot"]]
     assert {p["channel"] for p in humans} == {"telegram", "sms"}
+    dealt = {"telegram": "Your character: ", "sms": "Your card: "}  # the SMS form is the short one
     for phone in snap["phones"]:  # everyone was dealt a card, by Telegram or by SMS
-        assert any("Your character" in m["text"] for m in phone["messages"] if m["from"] == "bot"), phone["name"]
+        said = dealt[phone["channel"]]
+        assert any(said in m["text"] for m in phone["messages"] if m["from"] == "bot"), phone["name"]

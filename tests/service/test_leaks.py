@@ -70,7 +70,7 @@ def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
         state, events, _ = random_game(seed)
         roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
         lang = ("en", "it", "es")[seed % 3]
-        public: dict[int, str] = {}
+        public: dict[tuple[int, bool], str] = {}
         for player in state.players:
             view = engine.view(state, player)
             cards, mates = known_to(player, roles, view["knowledge"])
@@ -79,12 +79,15 @@ def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
             for i, e in enumerate(events):
                 if e.key in END_KEYS or not render.reads(e.to, player):
                     continue
-                if e.to is None:  # the same text for everyone: written once
-                    if i not in public:
-                        public[i] = render.for_reader(e.key, e.data, e.to, render.Reader(None, lang), info)
-                    texts.append(public[i])
-                else:
-                    texts.append(render.for_reader(e.key, e.data, e.to, reader, info))
+                for sms in (False, True):  # the texts, and their short SMS forms
+                    if e.to is None:  # the same text for everyone: written once
+                        if (i, sms) not in public:
+                            anyone = render.Reader(None, lang, sms=sms)
+                            public[i, sms] = render.for_reader(e.key, e.data, e.to, anyone, info)
+                        texts.append(public[i, sms])
+                    else:
+                        mine = render.Reader(player, lang, sms=sms)
+                        texts.append(render.for_reader(e.key, e.data, e.to, mine, info))
             texts.append(render.role_text(view, reader, info))
             pv = dict(engine.public_view(state), status="running")  # the running game's status reply
             texts.append(render.status_text(pv, reader, info, False))

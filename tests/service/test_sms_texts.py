@@ -1,6 +1,8 @@
 """What an SMS player is sent: about one text per phase. The public commentary (each nomination,
 each join, town talk) is held and summarised in the next phase's text; what one command writes to
-one SMS reader goes as one text, with his numbered options; his own commands are answered at once.
+one SMS reader goes as one text, with his numbered options; his own commands are answered at once,
+except his moves after his first night choice and first nomination, which the next phase's text
+shows (his votes among everyone's); a refused move is always answered.
 Telegram players keep getting everything as it happens. Nothing is lost, nothing leaks: checked
 against the same seeded game played on a channel that merges nothing."""
 
@@ -19,7 +21,8 @@ from service.models import Identity, Outbox
 from service.outbox import deliver
 
 from .conftest import Harness
-from .play import NAMES, play_to_end
+from .play import NAMES, play_phase, play_to_end
+from .sms_shown import shown
 
 TG = "ann"  # the one Telegram player of the mixed games
 
@@ -75,16 +78,18 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
     sms = next(p for p in alive if p != TG and roles[p] == "villager")
     (text,) = h.inbox(sms)  # dawn, the nominations and his choices: one text
     assert "Dawn" in text and "public vote" in text
-    listed = re.findall(r"(\d+) (\w+)", text.split("Reply by number or name: vote")[1])
+    listed = re.findall(r"(\d+) (\w+)", text.split("Reply: vote")[1])
     assert [name for _, name in listed] == [p for p in h.state().players if p in alive]
     # The Telegram player got the same news as separate messages, as before.
     assert len(h.inbox(TG)) >= 3
-    # He answers with a number, and is answered at once, in one short text.
+    # He answers with a number, and is answered at once, in one short text: on the first day, with
+    # a word on why his next votes get no answer.
     number, target = listed[2]
     h.clear()
     h.say(sms, f"vote {number}")
     (reply,) = h.inbox(sms)
     assert reply.startswith(f"{sms} votes {target}.") and len(reply) <= 160
+    assert reply.endswith("From now on only refused moves get a reply: the next phase's text shows yours."), reply
 
 
 def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: Engine) -> None:
@@ -94,7 +99,7 @@ def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: E
     _open(h)
     wolf = next(p for p, r in _roles(h).items() if r == "werewolf")
     start = next(t for t in h.inbox(wolf) if "clockwise" in t)
-    head, options = start.split("Reply by number or name: kill")
+    head, options = start.split("Reply: kill")
     assert not re.findall(rf"\d+ ({'|'.join(NAMES)})\b", head), head
     assert re.findall(r"(\d+) (\w+)", options)
 
@@ -108,22 +113,25 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     alive = [p for p in players if p in h.state().alive]  # type: ignore[attr-defined]
     reader = next(p for p in alive if p != TG)
     others = [p for p in alive if p != reader]  # nobody votes him: he is no suspect, and may vote
-    cast = []
+    cast: dict[str, list[str]] = {}
     for i, voter in enumerate(players):
         if voter == reader:
             continue
         target = others[i % len(others)]
         assert h.say(voter, f"vote {target}") == []
-        cast.append(f"{voter}>{target}")
+        cast.setdefault(target, []).append(voter)
         # Nothing reaches the SMS reader while others vote; the Telegram player sees each vote.
         assert h.inbox(reader) == []
-    assert sum(" votes " in m for m in h.inbox(TG)) == len(cast), h.inbox(TG)
+    assert sum(" votes " in m for m in h.inbox(TG)) == sum(map(len, cast.values())), h.inbox(TG)
     h.finish_phase()
     assert h.state().phase is Phase.BALLOT
     (text,) = h.inbox(reader)
-    assert f"Votes: {', '.join(cast)}." in text
-    assert "Suspects:" in text and "Secret ballot" in text
-    order = ["Votes:", "Suspects:", "Secret ballot", "Reply by number or name: vote 1"]
+    # By target, with who voted, most voted first (the first voted first among equals).
+    groups = sorted(cast.items(), key=lambda kv: -len(kv[1]))
+    summary = " ".join(f"{tg}({','.join(vs)})" for tg, vs in groups)
+    assert f"Votes: {summary}." in text, text
+    assert "Suspects:" in text and "Ballot until" in text
+    order = ["Votes:", "Suspects:", "Ballot until", "Reply: vote 1"]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
@@ -141,7 +149,34 @@ def test_a_telegram_player_gets_each_vote_at_once(db: Engine) -> None:
         assert len(got) == n and got[-1].startswith(f"{voter} votes {TG}."), got
 
 
-def test_joins_are_summarised_for_sms_players_when_the_game_starts(db: Engine) -> None:
+def test_an_sms_players_later_votes_are_not_answered_but_shown_in_the_next_phase_text(db: Engine) -> None:
+    h = Mixed(db, frozenset({TG}))
+    _open(h)
+    _to_nominations(h)
+    for _ in range(3):  # the first day's nominations and ballot, the second night
+        play_phase(h)
+    assert h.state().phase is Phase.NOMINATIONS and h.state().day == 2
+    alive = [p for p in h.state().players if p in h.state().alive]  # type: ignore[attr-defined]
+    voter, target = [p for p in alive if p != TG][:2]
+    h.clear()
+    assert h.say(voter, f"vote {target}") == [] and h.inbox(voter) == []
+    # Refused or not understood: answered at once.
+    assert h.say(voter, f"vote {target}") and h.inbox(voter)
+    h.clear()
+    h.finish_phase()
+    (text,) = h.inbox(voter)
+    assert re.search(rf"Votes: .*\b{target}\([^)]*\b{voter}\b", text), text
+    suspects = list(h.state().suspects)  # type: ignore[attr-defined]
+    balloter = next(p for p in alive if p not in suspects and p != TG)
+    h.clear()
+    assert h.say(balloter, f"vote {suspects[0]}") == [] and h.inbox(balloter) == []
+    assert h.say(balloter, f"vote {suspects[1]}") == [] and h.inbox(balloter) == []  # changed: still quiet
+    h.finish_phase()
+    (text,) = h.inbox(balloter)
+    assert re.search(rf"Ballots: .*\b{suspects[1]}\([^)]*\b{balloter}\b", text), text
+
+
+def test_joins_go_without_saying_when_the_game_starts_as_the_seating_names_everyone(db: Engine) -> None:
     h = Mixed(db, frozenset({TG}))
     h.say("host", "new")
     code = h.game().code
@@ -155,7 +190,8 @@ def test_joins_are_summarised_for_sms_players_when_the_game_starts(db: Engine) -
     h.clear()
     h.say("host", "start")
     got = h.inbox(sms)
-    assert got[0].startswith(f"Joined: {', '.join(NAMES[2:])}.\n"), got
+    assert got[0].startswith(f"Game {code}: {len(NAMES)} players."), got
+    assert "Joined:" not in got[0] and all(n in got[0].split("clockwise: ")[1] for n in NAMES), got
 
 
 def _rows(h: Harness, channel: str) -> dict[str, list[Outbox]]:
@@ -200,13 +236,14 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
         # His texts are his rows: each merged or sent row's text is taken out of them once (longest
         # first, so a summary goes before the items it holds); only line breaks may remain.
         rest = "\n".join(got)
-        summaries = [r.text for r in rows if r.key == "svc.digest"]
+        sent = rest
         for row in sorted((r for r in rows if r.key != SMS_MERGED), key=lambda r: -len(r.text)):
             if row.text in rest:
                 rest = rest.replace(row.text, "", 1)
-            else:  # a held item: inside a summary taken out already
-                assert row.key in ("day.vote", "svc.joined") and any(row.text in d for d in summaries), row.text
+            else:  # a held item: in a later text, where a summary or the revealed ballots show it
+                assert shown(row, sent, who), (who, row.key, row.text)
         assert not rest.strip(), f"{who} was sent {rest.strip()!r}, from no row of his"
+
 
 
 def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Engine) -> None:

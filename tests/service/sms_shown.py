@@ -1,0 +1,25 @@
+"""Where an SMS player read a row that was held for him and not sent as it is (English texts)."""
+
+from __future__ import annotations
+
+import re
+
+from service.models import Outbox
+
+
+def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
+    """Whether ``sent`` (all he was sent, joined) carries a held row's news: a nomination
+    ``ann>bob`` as ``bob(...ann...)`` in a summary; his own secret ballot among the revealed ones
+    (cast by ``reader``, if given); his own night choice by the dawn; a join in the game's seating."""
+    if row.key == "day.vote":
+        voter, target = row.text.split(">")
+        return re.search(rf"Votes: .*\b{re.escape(target)}\([^)\n]*\b{re.escape(voter)}\b", sent) is not None
+    if row.key == "day.ballot_taken":
+        target = re.escape(row.text.split("Secret vote for ")[1].split(" ")[0])
+        by = rf"[^)\n]*\b{re.escape(reader)}\b" if reader else ""
+        return re.search(rf"Ballots: .*\b{target}\({by}", sent) is not None
+    if row.key == "night.choice":  # his own: the dawn says what came of it
+        return "\nDawn. " in f"\n{sent}"
+    if row.key == "svc.joined":
+        return re.search(rf"clockwise: .*\b{re.escape(row.text)}\b", sent) is not None
+    return False

@@ -1,0 +1,66 @@
+"""The short SMS forms of the texts, as pure functions: what they say, and that nothing is lost."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from service import render
+from service.delivery.sms import segments
+from service.i18n import deadline_text, gsm7, t
+
+
+def test_votes_are_grouped_by_target_most_voted_first_and_every_vote_is_there() -> None:
+    pairs = [("ann", "eve"), ("bob", "cat"), ("cat", "eve"), ("dan", "cat"), ("eve", "cat"), ("fay", "ann")]
+    assert render.grouped(pairs, "en") == "cat(bob,dan,eve) eve(ann,cat) ann(fay)"
+    assert render.grouped([("ann", "bob")], "it", ["bob", "cat"]) == "bob(ann) cat(nessuno)"
+
+
+def test_the_revealed_ballots_read_by_target_and_the_counts_go_without_saying() -> None:
+    data = {"ballots": {"ann": "bob", "cat": "dan", "eve": "bob"}, "counts": {"bob": 2, "dan": 1}, "lynched": "bob"}
+    info = render.Info("K7Q", "UTC", None)
+    sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
+    assert sms == "bob is lynched. Ballots: bob(ann,eve) dan(cat)."
+    # Lupusburg's ballots are lists (one per living character): each ballot under its target.
+    data = {"ballots": {"ann": ["bob:left", "dan:right"], "cat": ["bob:left"]}, "counts": {"bob:left": 2,
+            "dan:right": 1, "eve:left": 0}, "lynched": "bob:left"}
+    sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
+    assert sms == "bob:left is lynched. Ballots: bob:left(ann,cat) dan:right(ann) eve:left(nobody)."
+
+
+def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_all_but() -> None:
+    roles = {"ann": "villager", "bob": "werewolf", "cat": "villager", "dan": "seer", "eve": "villager"}
+    data = {"team": "humans", "winners": ["ann", "cat", "dan", "eve"], "reason": "end.werewolves_dead",
+            "roles": roles}
+    text = render.game_over(data, "en", sms=True)
+    assert text == ("Game over: the Humans win. Winners: all but bob. "
+                    "Cards: Werewolf: bob; Seer: dan; Villager: the others.")
+    assert "(Villager)" in render.game_over(data, "en")  # Telegram: as before
+
+
+def test_the_nights_group_the_same_move_by_several() -> None:
+    moves = [("ann", "kill eve"), ("cat", "see ann"), ("bob", "kill eve"), ("ann", "kill eve")]
+    assert render.night_moves(moves, "en", sms=True) == "ann,bob kill eve, cat see ann"
+    assert render.night_moves(moves, "en") == "ann kill eve, cat see ann, bob kill eve, ann kill eve"
+
+
+def test_options_and_deadlines_are_short_by_sms_only_when_they_cannot_be_misread() -> None:
+    listed, numbered = render.options(["vote ann", "vote bob", "vote cat"], "en", sms=True)
+    assert listed == "vote 1 ann 2 bob 3 cat" and numbered == ["ann", "bob", "cat"]
+    now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
+    assert deadline_text(now + timedelta(hours=9), "UTC", "en", now) == "Mon 18:00"
+    assert deadline_text(now + timedelta(days=7), "UTC", "en", now) == "Mon 9 Mar 09:00"
+    assert deadline_text(now + timedelta(hours=9), "UTC", "en") == "Mon 2 Mar 18:00"
+
+
+def test_a_day_of_twelve_fits_one_segment_a_phase_in_every_language() -> None:
+    names = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
+    now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for lang in ("en", "it", "es"):
+        info = render.Info("K7Q", "Europe/Rome", now + timedelta(hours=9), now)
+        reader = render.Reader("bob", lang, sms=True)
+        dawn = "\n".join([
+            render.event_text("night.dawn", {"dead": ["lou"]}, reader, info),
+            render.event_text("phase.nominations", {"day": 1}, reader, info),
+            t(lang, "sms.svc.options", options=render.options([f"vote {n}" for n in names[:11]], lang, True)[0]),
+        ])
+        assert segments(gsm7(dawn)) == 1, (lang, len(dawn), dawn)  # as Ctx.send writes it
