@@ -331,11 +331,18 @@ def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
         lines.append(t(lang, "svc.status.suspects", suspects=names(pv["suspects"], lang)))
     if moderator_view is not None:
         lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
-        chosen = "; ".join(f"{slot}: {v} {tg or ''}".strip() for slot, (v, tg) in
+        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {tg or ''}".strip() for slot, (v, tg) in
                            moderator_view.get("choices", {}).items())
         if chosen:
             lines.append(t(lang, "svc.status.choices", choices=chosen))
     return "\n".join(lines)
+
+
+def _chooser(slot: str, lang: str) -> str:
+    """Who made a night choice, for the moderator: ``pack:ann`` is ann's; ``seer`` is the card's."""
+    if ":" in slot:
+        return slot.split(":", 1)[1]
+    return role_name(lang, slot) if has("en", f"role.{slot}") else slot
 
 
 def role_text(view: Mapping[str, Any], reader: Reader, info: Info) -> str:

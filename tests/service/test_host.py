@@ -124,11 +124,16 @@ def test_a_moderator_who_does_not_play_sees_everything(h: Harness) -> None:
     start(h)
     state = h.state()
     wolf = next(p for p in state.players if state.roles[p].value == "werewolf")  # type: ignore[attr-defined]
-    h.say(wolf, "kill " + next(p for p in NAMES if state.roles[p].value == "villager"))  # type: ignore[attr-defined]
+    prey = next(p for p in NAMES if state.roles[p].value == "villager")  # type: ignore[attr-defined]
+    h.say(wolf, "kill " + prey)
     assert any(f"{wolf} chose: kill" in m for m in h.inbox("host"))
     status = h.say("host", "status")[0]
-    assert "(Werewolf)" in status and "pack:" in status
+    assert "(Werewolf)" in status and f"{wolf}: kill {prey}" in status
     assert "(Werewolf)" not in h.say("ann", "status")[0]
+    # In his own language, with the choosers by name (or card) and the verbs as players type them.
+    h.say("host", "lang it")
+    status = h.say("host", "status")[0]
+    assert f"{wolf}: sbrana {prey}" in status and "pack" not in status
 
 
 def test_fixed_times_of_day_in_the_games_time_zone(h: Harness) -> None:
