@@ -52,7 +52,8 @@ def sweep_deadlines() -> int:
             close_phase.apply_async(args=[game_id, phase_no, deadline.timestamp()], countdown=wait,
                                     producer=producer)
 
-        return enqueue_due(runtime.service(), runtime.marks(), enqueue, ahead=ahead)
+        return enqueue_due(runtime.service(), runtime.marks(), enqueue, ahead=ahead,
+                           mark_seconds=runtime.settings().CLOSE_RETRY_SECONDS)
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:

@@ -143,6 +143,8 @@ def _env(tmp: Path, db: Engine, redis_url: str, fake: FakeTelegram) -> dict[str,
             "DATABASE_URL": db.url.render_as_string(hide_password=False), "REDIS_URL": redis_url,
             "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_URL": fake.url,  # type: ignore[attr-defined]
             "SWEEP_SECONDS": "0.5", "OUTBOX_SWEEP_SECONDS": "1", "REMINDER_SWEEP_SECONDS": "1",
+            # A close lost with a killed worker is enqueued again after 10 s instead of a minute.
+            "CLOSE_RETRY_SECONDS": "10",
             # Compressed like the sweeps: the stand-in answers in milliseconds, so a send in flight
             # when the worker is killed is taken for abandoned after 15 s instead of a minute (the
             # chat waits behind it meanwhile, to keep its texts in order).
