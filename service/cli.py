@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import signal
 import sys
@@ -224,7 +225,11 @@ Press Ctrl-C to stop.""")
     except KeyboardInterrupt:
         typer.echo("stopping...")
     finally:
+        # Stopping takes a second or two. Should it ever hang, every thread's stack is printed
+        # and the process ends after a minute: Ctrl-C always gives the terminal back.
+        faulthandler.dump_traceback_later(60, exit=True)
         sandbox.stop()
+        faulthandler.cancel_dump_traceback_later()
     typer.echo("stopped")
 
 
