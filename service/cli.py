@@ -219,6 +219,9 @@ Press Ctrl-C to stop.""")
         raise KeyboardInterrupt  # `kill` or a process manager: stop as cleanly as on Ctrl-C
 
     signal.signal(signal.SIGTERM, _terminate)
+    # A process started in the background by a script (`cmd &`) inherits SIGINT ignored, and Python
+    # then never raises KeyboardInterrupt: Ctrl-C (or a test's SIGINT) would leave it running.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
             time.sleep(3600)
