@@ -151,7 +151,7 @@ def resolve(word: str, candidates: Sequence[str], everyone: Iterable[str] = (),
     rest of the table, tried after them so that the engine can say *why* a name is refused.
     """
     w = word.strip()
-    if w.isdigit():
+    if w.isdecimal():  # not isdigit: "²" is a digit that int() refuses
         n = int(w)
         if numbered and 1 <= n <= len(numbered):
             return numbered[n - 1]

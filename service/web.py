@@ -74,7 +74,7 @@ def channels(settings: Settings) -> dict[str, dict[str, Any]]:
 async def read_body(request: Request, content_type: str) -> bytes:
     """The body, refused early if it is too big (413) or not of the type the sender sends (415)."""
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_BODY:
+    if length.isdecimal() and int(length) > MAX_BODY:  # not isdigit: int("²") fails
         raise HTTPException(413, "request body too large")
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != content_type:
         raise HTTPException(415, f"expected {content_type}")

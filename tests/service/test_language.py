@@ -170,3 +170,11 @@ def test_the_help_texts_name_only_words_the_grammar_understands(lang: str) -> No
         for item in filter(None, (i.strip() for i in listed.split(","))):
             word = item.split()[0]
             assert parse(word).verb is not None, (lang, key, word)
+
+
+@pytest.mark.parametrize("word", ["²", "①", "⁴2"])
+def test_digits_that_are_no_numbers_are_no_match(word: str) -> None:
+    # str.isdigit() takes "²" for a digit, and int() refuses it: found by the 100,000-message fuzz.
+    with pytest.raises(NoMatch):
+        resolve(word, ["ann", "bob"], numbered=["ann", "bob"])
+    assert resolve("２", ["ann", "bob"], numbered=["ann", "bob"]) == "bob"  # a full-width 2 is a number
