@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     """How long a worker holds an outbox row it reserved or is sending (wall clock); after that it
     is taken for crashed. Longer than one send can take (a sender gives up after 30 s), and short
     enough that a crash delays a chat's texts by a minute at most."""
-    TELEGRAM_PER_SECOND: float = 29
+    TELEGRAM_PER_SECOND: float = 28  # as service.delivery.limiter.TELEGRAM_PER_SECOND says why
     SMS_SEGMENTS_PER_SECOND: float = 1.0
     """Per sender number: a long code sends about one segment a second."""
     REMINDER_MINUTES: int = 60

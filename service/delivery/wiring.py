@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from service.delivery.limiter import Limiter, Policy, make_limiter, make_policy
+from service.delivery.limiter import TELEGRAM_PER_SECOND, Limiter, Policy, make_limiter, make_policy
 from service.delivery.senders import Sender
 from service.delivery.telegram_sender import TELEGRAM_API_URL, TelegramSender
 from service.delivery.twilio_sender import TWILIO_API_URL, TwilioSender
@@ -38,7 +38,7 @@ def make_delivery(
     public_url: str | None = None,
     redis_url: str | None = None,
     redis_options: dict[str, object] | None = None,
-    telegram_per_second: float = 29,
+    telegram_per_second: float = TELEGRAM_PER_SECOND,
     sms_segments_per_second: float = 1.0,
     policy: Policy | None = None,
 ) -> Delivery:

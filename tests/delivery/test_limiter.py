@@ -54,7 +54,7 @@ def grants(limiter, n, *args, clock=None, step=0.0, **kw):
     return granted
 
 
-BOT_GAP = 1 / 29 + 0.001  # enough for the bot-wide limit, far too little for a chat's
+BOT_GAP = 1 / 28 + 0.001  # enough for the bot-wide limit, far too little for a chat's
 
 
 def test_a_private_chat_gets_its_burst_then_one_a_second(make):
