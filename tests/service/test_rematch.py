@@ -49,11 +49,8 @@ def lynch(h: Harness, target: str) -> None:
 
 
 def test_a_lupusburg_series_of_two_games_adds_the_scores(h: Harness) -> None:
-    h.say("host", "new lupusburg night 2h day 3h ballot 1h tz Europe/London")
-    code1 = h.game().code
-    for n in FOUR:
-        h.say(n, f"join {code1} {n}")
-    h.say("host", "start")
+    code1 = open_game(h, names=FOUR, extra="lupusburg night 2h day 3h ballot 1h tz Europe/London")
+    start(h)
     first = lupusburg(h)
     seating = list(first.players)
     assert first.burgomaster == seating[0], "a series starts with the first seat"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine import Phase
 
 from .conftest import Harness
-from .play import NAMES
+from .play import NAMES, open_game, start
 
 PHONES = {n: f"+3933300000{i}" for i, n in enumerate(NAMES)}
 
@@ -80,11 +80,8 @@ def test_the_square_as_a_digest(h: Harness) -> None:
 def test_a_revealed_deadalive_talks_on(h: Harness) -> None:
     # The Deadalive, killed, is revealed and "goes on talking and voting as a living character".
     names = [f"p{i:02d}" for i in range(12)]
-    h.say("host", "new deck deadalive seer")
-    code = h.game().code
-    for n in names:
-        h.say(n, f"join {code} {n}")
-    h.say("host", "start")
+    open_game(h, names=names, extra="deck deadalive seer")
+    start(h)
     roles = _roles(h)
     deadalive = next(p for p in names if roles[p] == "deadalive")
     for wolf in (p for p in names if roles[p] == "werewolf"):
@@ -100,12 +97,8 @@ def test_a_revealed_deadalive_talks_on(h: Harness) -> None:
 
 def test_in_lupusburg_everybody_talks(h: Harness) -> None:
     # "Even players who have no living characters may take part in the discussions."
-    names = ["ann", "bob", "cat", "dan"]
-    h.say("host", "new lupusburg")
-    code = h.game().code
-    for n in names:
-        h.say(n, f"join {code} {n}")
-    h.say("host", "start")
+    open_game(h, names=["ann", "bob", "cat", "dan"], extra="lupusburg")
+    start(h)
     h.finish_phase()
     assert h.state().phase is not Phase.NIGHT
     h.clear()
