@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from engine import Phase
 
 from .conftest import Harness
@@ -65,3 +67,23 @@ def play_to_end(h: Harness, lang: str = "en", limit: int = 40) -> None:
             return
         play_phase(h, lang)
     raise AssertionError("the game did not end")
+
+
+def all_at_once(h: Harness, says: list[tuple[str, str, str | None]]) -> None:
+    """Each (who, text, external id) said from its own thread, all released together."""
+    barrier = threading.Barrier(len(says))
+    errors: list[BaseException] = []
+
+    def say(who: str, text: str, external_id: str | None) -> None:
+        try:
+            barrier.wait()
+            h.say(who, text, external_id=external_id)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=say, args=one) for one in says]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors

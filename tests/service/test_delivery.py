@@ -3,12 +3,10 @@ times acts once; a stale or early deadline changes nothing."""
 
 from __future__ import annotations
 
-import threading
-
 from engine import Phase
 
 from .conftest import Harness
-from .play import NAMES, open_game, play_phase, start
+from .play import NAMES, all_at_once, open_game, play_phase, start
 
 
 def _to_nominations(h: Harness) -> None:
@@ -22,22 +20,7 @@ def test_concurrent_votes_on_one_game_are_all_counted(h: Harness) -> None:
     _to_nominations(h)
     state = h.state()
     target = next(p for p in state.players if p in state.alive)  # type: ignore[attr-defined]
-    barrier = threading.Barrier(len(NAMES))
-    errors: list[BaseException] = []
-
-    def vote(who: str) -> None:
-        try:
-            barrier.wait()
-            h.say(who, f"vote {target}", external_id=f"v-{who}")
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=vote, args=(n,)) for n in NAMES]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    all_at_once(h, [(n, f"vote {target}", f"v-{n}") for n in NAMES])
     votes = h.state().votes  # type: ignore[attr-defined]
     assert sorted(v for v, _ in votes) == sorted(NAMES)
     assert h.game().version >= len(NAMES)

@@ -16,7 +16,7 @@ from service.models import GameEvent, Inbound, Seat
 from service.settings import Settings
 
 from .conftest import Harness
-from .play import NAMES, open_game, play_phase, start
+from .play import NAMES, all_at_once, open_game, play_phase, start
 
 
 def test_sqlite_is_the_default_database() -> None:
@@ -118,22 +118,7 @@ def test_a_command_that_fails_leaves_nothing_and_hands_nothing_to_the_worker(
 def test_players_joining_at_once_all_get_a_seat(h: Harness) -> None:
     h.say("host", "new")
     code = h.game().code
-    barrier = threading.Barrier(len(NAMES))
-    errors: list[BaseException] = []
-
-    def join(name: str) -> None:
-        try:
-            barrier.wait()
-            h.say(name, f"join {code} {name}")
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=join, args=(n,)) for n in NAMES]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    all_at_once(h, [(n, f"join {code} {n}", None) for n in NAMES])
     with Session(h.db) as s:
         seats = s.exec(select(Seat).where(Seat.game_id == h.game().id)).all()
     assert sorted(x.name for x in seats) == sorted(NAMES)
