@@ -12,6 +12,8 @@ from pathlib import Path
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.delivery.limiter import TELEGRAM_PER_SECOND
+
 DEFAULT_DB = Path("var") / "lupus.db"
 
 
@@ -72,7 +74,7 @@ class Settings(BaseSettings):
     """How long a worker holds an outbox row it reserved or is sending (wall clock); after that it
     is taken for crashed. Longer than one send can take (a sender gives up after 30 s), and short
     enough that a crash delays a chat's texts by a minute at most."""
-    TELEGRAM_PER_SECOND: float = 28  # as service.delivery.limiter.TELEGRAM_PER_SECOND says why
+    TELEGRAM_PER_SECOND: float = TELEGRAM_PER_SECOND  # the limiter's default says why
     SMS_SEGMENTS_PER_SECOND: float = 1.0
     """Per sender number: a long code sends about one segment a second."""
     REMINDER_MINUTES: int = 60
