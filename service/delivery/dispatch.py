@@ -36,7 +36,8 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   ``AHEAD`` seconds ahead (the bot's 29 a second come one every 34 ms) and the send waits for it,
   so slots are taken in turn by the processes instead of lost while none of them was asking. The
   sends whose slots are near are begun together just before them (``BEGIN_LEAD``), so a row is
-  still in flight only for its HTTP call and the moment before it.
+  still in flight only for its HTTP call and the moment before it. A send that wakes up too late
+  for its slot (``LATE``) takes the next free one rather than crowd the sends booked after it.
 - A group's queued texts on Telegram go out merged into one message (20 a minute is little).
 - Outcomes: a 429 / RetryAfter penalizes the chat in the limiter and defers it; a transient error
   retries with exponential backoff until ``max_attempts``; a permanent one (blocked, STOP, error
@@ -51,6 +52,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import structlog
@@ -81,7 +83,15 @@ CONCURRENCY = 8  # sends in flight at once per process (the Telegram sender's po
 # bot-wide slots come one every 1/29 s, and one booked only when a process happened to ask (between
 # its database writes and HTTP calls) left every slot nobody asked for unused, about 10% of them.
 AHEAD = 0.25
-BEGIN_LEAD = 0.02  # seconds before their slot sends are marked in flight (one statement for those close)
+# Seconds before their slot sends are marked in flight (one statement for those close): a
+# transaction can take tens of milliseconds on a loaded machine, and a send begun too close to its
+# slot wakes up late (see LATE).
+BEGIN_LEAD = 0.1
+# Seconds after its slot a send may still go. One that wakes up later (a stalled thread, a slow
+# commit) would land among the sends booked after it, and a few of those together overfill the
+# platform's one-second window (Telegram's 30 a second with ours at 28 leaves about 70 ms of slack):
+# it takes the next free slot instead (`Limiter.rebook`).
+LATE = 0.02
 
 
 @dataclass
@@ -130,6 +140,9 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
     sends at a time (to different chats); see the module docstring."""
     if not senders:  # every channel is off in this process: nothing it could claim
         return Report()
+    for sender in senders.values():  # a sender's set-up is not made at a send's rate slot
+        if (warm := getattr(sender, "warm", None)) is not None:
+            warm()
     started = time.monotonic()
     run = _Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable,
                max(1, concurrency))
@@ -255,12 +268,14 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
             run.inflight |= {r.id for r in rows}
             first = rows[0]
             sender = run.senders[first.channel]
+            rebook = partial(run.limiter.rebook, first.channel, chat_kind(first.channel, first.address),
+                             first.address, sender.cost(text))
             if first.action:  # an act on a chat (mute a Ghost), not a text
-                futures.append(pool.submit(_at, slot, perform, sender, first.address, first.action,
+                futures.append(pool.submit(_at, slot, rebook, perform, sender, first.address, first.action,
                                            first.text, first.dedup_key))
             else:
-                futures.append(pool.submit(_at, slot, sender.send, first.address, text, buttons=buttons,
-                                           dedup_key=first.dedup_key))
+                futures.append(pool.submit(_at, slot, rebook, sender.send, first.address, text,
+                                           buttons=buttons, dedup_key=first.dedup_key))
     results = [f.result() for f in futures]
     sent = [batches[0][2] for (_, batches), res in zip(go, results, strict=True)
             if res.ok and not res.new_address]
@@ -283,11 +298,17 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
             chat.done = True
 
 
-def _at(slot: float, call: Callable[..., SendResult], *args: Any, **kwargs: Any) -> SendResult:
-    """Make the call at its slot (``time.monotonic()``), which the limiter granted, not before."""
-    if (wait := slot - time.monotonic()) > 0:
-        time.sleep(wait)
-    return call(*args, **kwargs)
+def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult], *args: Any,
+        **kwargs: Any) -> SendResult:
+    """Make the call at its slot (``time.monotonic()``), which the limiter granted: not before, and
+    not more than ``LATE`` after (else at the next free slot ``rebook`` gives)."""
+    while True:
+        if (wait := slot - time.monotonic()) > 0:
+            time.sleep(wait)
+        if (late := time.monotonic() - slot) <= LATE:
+            return call(*args, **kwargs)
+        slot = time.monotonic() + rebook()
+        log.debug("outbox.rebooked", late=round(late, 3), wait=round(slot - time.monotonic(), 3))
 
 
 def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], kind: str) -> bool:

@@ -79,6 +79,7 @@ def make_policy(*, telegram_per_second: float = TELEGRAM_PER_SECOND, sms_segment
 
 
 DEFAULT_POLICY = make_policy()
+REBOOK_WITHIN = 3600.0  # seconds: how far ahead `rebook` may place a slot (in effect, always granted)
 
 
 class Limiter(Protocol):
@@ -94,6 +95,13 @@ class Limiter(Protocol):
         asking again) with nothing charged. The caller sends at the slot, not before."""
         ...
 
+    def rebook(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        """A send woke up too late for the slot `reserve` gave it: sent now, it would land among the
+        sends booked after that slot and crowd the platform's window. It takes the next free slot of
+        the channel-wide limits instead (always granted; its chat's own limit was charged already):
+        returns the seconds until that slot. The slot it missed stays unused."""
+        ...
+
     def penalize(self, channel: str, chat_kind: str, address: str, seconds: float) -> None:
         """The platform said "retry after `seconds`" for this address: hold its sends until then."""
         ...
@@ -106,14 +114,30 @@ class _Base:
         # sharing a Redis with different bots must not share a budget.
         self.channel_ids = dict(channel_ids or {})
 
-    def _rules(self, channel: str, chat_kind: str, address: str) -> list[tuple[str, Rate]]:
+    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        granted, wait = self.reserve(channel, chat_kind, address, cost)
+        return 0.0 if granted else wait
+
+    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
+                within: float = 0.0) -> tuple[bool, float]:
+        return self._book(self._rules(channel, chat_kind, address), cost, within)
+
+    def rebook(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
+        return self._book(self._rules(channel, chat_kind, address, channel_only=True), cost, REBOOK_WITHIN)[1]
+
+    def _book(self, rules: list[tuple[str, Rate]], cost: int, within: float) -> tuple[bool, float]:
+        """Charge every rule or none (see `gcra`): (granted, seconds)."""
+        raise NotImplementedError
+
+    def _rules(self, channel: str, chat_kind: str, address: str,
+               channel_only: bool = False) -> list[tuple[str, Rate]]:
         rules = self.policy.get((channel, chat_kind))
         if rules is None:
             raise ValueError(f"no rate limits for channel {channel!r} and chat kind {chat_kind!r}")
         owner = self.channel_ids.get(channel, "default")
         return [
             (f"{channel}:{owner}" if r.scope == "channel" else f"{channel}:{owner}:{address}", r.rate)
-            for r in rules
+            for r in rules if r.scope == "channel" or not channel_only
         ]
 
 
@@ -151,13 +175,7 @@ class MemoryLimiter(_Base):
         self._tats: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
-        granted, wait = self.reserve(channel, chat_kind, address, cost)
-        return 0.0 if granted else wait
-
-    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
-                within: float = 0.0) -> tuple[bool, float]:
-        rules = self._rules(channel, chat_kind, address)
+    def _book(self, rules: list[tuple[str, Rate]], cost: int, within: float) -> tuple[bool, float]:
         with self._lock:
             now = self._clock()
             wait, new = gcra([self._tats.get(k) for k, _ in rules], [r for _, r in rules], now, cost, within)
@@ -242,15 +260,9 @@ class RedisLimiter(_Base):
     def _now(self) -> str:
         return "" if self._clock is None else repr(self._clock() * 1000)
 
-    def try_acquire(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
-        granted, wait = self.reserve(channel, chat_kind, address, cost)
-        return 0.0 if granted else wait
-
-    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
-                within: float = 0.0) -> tuple[bool, float]:
+    def _book(self, rules: list[tuple[str, Rate]], cost: int, within: float) -> tuple[bool, float]:
         if cost < 1:
             raise ValueError("cost must be at least 1")
-        rules = self._rules(channel, chat_kind, address)
         args: list[Any] = [self._now(), "acquire", cost, repr(within * 1000)]
         for _, rate in rules:
             args += [repr(rate.interval * 1000), rate.burst]

@@ -7,6 +7,7 @@ the same Bot and loop.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
@@ -154,6 +155,12 @@ class TelegramSender:
                 self._bot = loop.run(make(), timeout=3 * t)
                 self._bot_pid, self._bot_loop = os.getpid(), loop
             return self._bot, loop
+
+    def warm(self) -> None:
+        """Make this process's Bot now (its getMe), so that the first send does not spend its rate
+        slot waiting for it. A failure is left for that send to meet and classify."""
+        with contextlib.suppress(Exception):
+            self._ready()
 
     def call(self, fn: Callable[[Bot], Awaitable[T]], timeout: float | None = None) -> T:
         """Run `fn(bot)` on this process's Bot and loop: `sender.call(lambda b: b.get_me())`."""

@@ -201,3 +201,19 @@ def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_db):
 def test_make_limiter_picks_by_url(redis_db):
     assert isinstance(make_limiter(None), MemoryLimiter)
     assert isinstance(make_limiter(REDIS_URL), RedisLimiter)
+
+
+def test_a_send_that_missed_its_slot_takes_the_next_free_one_of_the_bot(make):
+    # A send woke up late: its chat was charged already, so only the bot-wide limit is booked again,
+    # behind what others booked meanwhile, and always granted however far that is.
+    lim, clock = make(make_policy(telegram_per_second=10)), make.clock
+    assert lim.reserve("telegram", "private", "1", within=0.25) == (True, 0.0)
+    assert lim.reserve("telegram", "private", "2", within=0.25) == (True, pytest.approx(0.1, abs=0.002))
+    assert lim.rebook("telegram", "private", "1") == pytest.approx(0.2, abs=0.002)
+    for _ in range(20):  # far beyond what `reserve` would grant ahead
+        lim.rebook("telegram", "private", "1")
+    assert lim.rebook("telegram", "private", "1") == pytest.approx(2.3, abs=0.002)
+    # Chat 1's own limit was not charged by any of it: one a second with a burst of 3.
+    clock.t += 2.4
+    assert lim.reserve("telegram", "private", "1", within=0.25)[0]
+    assert lim.reserve("telegram", "private", "1", within=0.25)[0]

@@ -3,11 +3,12 @@ and what each kind of failure does (the real worker runs it in test_worker.py)."
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from sqlmodel import Session
 
-from service.delivery.dispatch import deliver
+from service.delivery.dispatch import LATE, _at, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim
 from service.delivery.senders import PermanentReason, RecordingSender, SendResult
@@ -200,3 +201,24 @@ def test_rows_no_sender_can_send_are_not_asked_for_again_and_again(lite: Table) 
         report = deliver(lite.db, senders, MemoryLimiter(UNLIMITED), clock=lite.clock, ids=ids)  # type: ignore[arg-type]
         assert report.sent == 0 and not report.deferred
     assert {r.status for r in lite.rows()} == {"pending"}
+
+
+def test_a_send_that_wakes_up_late_for_its_slot_takes_the_next_free_one() -> None:
+    # A stalled thread must not send among the sends booked after its slot (they would overfill
+    # the platform's one-second window together): it asks for a new slot and sends then.
+    calls: list[float] = []
+    booked: list[float] = []
+
+    def rebook() -> float:
+        booked.append(time.monotonic())
+        return 0.05
+
+    def send() -> SendResult:
+        calls.append(time.monotonic())
+        return SendResult.sent()
+
+    on_time = time.monotonic() + 0.02
+    assert _at(on_time, rebook, send).ok and not booked and calls[0] >= on_time
+    missed = time.monotonic() - 2 * LATE
+    assert _at(missed, rebook, send).ok
+    assert len(booked) == 1 and calls[1] >= booked[0] + 0.05
