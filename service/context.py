@@ -45,9 +45,11 @@ class Ctx:
         return self.identity.language if self.identity else self.svc.settings.DEFAULT_LANGUAGE
 
     def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
-             hold: bool = False, buttons: Buttons | None = None) -> None:
+             hold: bool = False, buttons: Buttons | None = None, said: bool = False) -> None:
         """Write one message to the outbox (in this transaction; the worker sends it after commit).
-        ``hold``: kept back (``held``) until the game's next phase folds it into a summary."""
+        ``hold``: kept back (``held``) until the game's next phase folds it into a summary.
+        ``said``: written as ``merged`` and never sent alone, since another text this command
+        writes him says the same (the ballot's text names the suspects)."""
         if person.opted_out or person.unreachable or person.id is None:
             return
         if person.channel == TELEGRAM and not person.direct:
@@ -56,7 +58,7 @@ class Ctx:
         if person.channel == SMS:
             text = gsm7(text)
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
-                     status="held" if hold else "pending", not_before=self.now,
+                     status="held" if hold else "merged" if said else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now,
                      buttons=buttons if buttons and person.channel == TELEGRAM else None)
         self.session.add(row)
