@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session
 
 from .delivery.sms import pack
-from .i18n import gsm7, t
+from .i18n import gsm7, has, t
 from .models import Identity, Outbox
 
 if TYPE_CHECKING:
@@ -106,7 +106,9 @@ class Ctx:
         return f"https://t.me/{bot}" + (f"?start={start}" if start else "")
 
     def reply(self, key: str, **data: Any) -> None:
-        self.reply_text(key, t(self.lang, key, **data))
+        """Answer him with ``key``, in its short ``sms.`` form if he texts and it has one."""
+        sms = self.identity is not None and self.identity.channel == SMS
+        self.reply_text(key, t(self.lang, f"sms.{key}" if sms and has("en", f"sms.{key}") else key, **data))
 
     def reply_text(self, key: str, text: str, game_id: int | None = None, buttons: Buttons | None = None) -> None:
         assert self.identity is not None

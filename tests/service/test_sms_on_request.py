@@ -106,3 +106,17 @@ def test_the_end_text_says_who_won_and_how_to_ask_for_every_card_and_night(db: E
             said = after.split(nights_head)[1]
             assert all(actor in said and gsm7(render.verb_word(lang, m.split()[0])) in said for actor, m in moves)
             assert f"{n}: " in said
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_hosts_answer_by_sms_fits_one_segment_and_names_words_that_work(db: Engine, lang: str) -> None:
+    h = Sms(db)
+    new, join, start_word = {"en": ("new", "join", "start"), "it": ("nuova", "entra", "inizia"),
+                             "es": ("nueva", "unirse", "empezar")}[lang]
+    (created,) = h.say("host", f"{new} lang {lang}")
+    code = h.game().code
+    assert segments(created) == 1, created
+    ending = f" {start_word} when all are in." if lang == "en" else f" {start_word}."
+    assert f"{join} {code} " in created and created.endswith(ending), created
+    assert grammar.parse(f"{join} {code} ann").verb == "join" and grammar.parse(start_word).verb == "start"
+    assert segments(gsm7(t(lang, "svc.created", code=code, rules="tabula", tz="Europe/Rome"))) == 2  # as before
