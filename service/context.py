@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session
 
 from .delivery.sms import pack
-from .i18n import gsm7, t
+from .i18n import gsm7, has, t
 from .models import Identity, Outbox
 
 if TYPE_CHECKING:
@@ -45,9 +45,11 @@ class Ctx:
         return self.identity.language if self.identity else self.svc.settings.DEFAULT_LANGUAGE
 
     def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
-             hold: bool = False, buttons: Buttons | None = None) -> None:
+             hold: bool = False, buttons: Buttons | None = None, said: bool = False) -> None:
         """Write one message to the outbox (in this transaction; the worker sends it after commit).
-        ``hold``: kept back (``held``) until the game's next phase folds it into a summary."""
+        ``hold``: kept back (``held``) until the game's next phase folds it into a summary.
+        ``said``: written as ``merged`` and never sent alone, since another text this command
+        writes him says the same (the ballot's text names the suspects)."""
         if person.opted_out or person.unreachable or person.id is None:
             return
         if person.channel == TELEGRAM and not person.direct:
@@ -56,7 +58,7 @@ class Ctx:
         if person.channel == SMS:
             text = gsm7(text)
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
-                     status="held" if hold else "pending", not_before=self.now,
+                     status="held" if hold else "merged" if said else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now,
                      buttons=buttons if buttons and person.channel == TELEGRAM else None)
         self.session.add(row)
@@ -104,7 +106,9 @@ class Ctx:
         return f"https://t.me/{bot}" + (f"?start={start}" if start else "")
 
     def reply(self, key: str, **data: Any) -> None:
-        self.reply_text(key, t(self.lang, key, **data))
+        """Answer him with ``key``, in its short ``sms.`` form if he texts and it has one."""
+        sms = self.identity is not None and self.identity.channel == SMS
+        self.reply_text(key, t(self.lang, f"sms.{key}" if sms and has("en", f"sms.{key}") else key, **data))
 
     def reply_text(self, key: str, text: str, game_id: int | None = None, buttons: Buttons | None = None) -> None:
         assert self.identity is not None

@@ -338,7 +338,8 @@ def players(ctx: Ctx, room: Room) -> None:
         ctx.session.add(seat)
     alive = set(engine.public_view(room.state)["alive"]) if room.state is not None else set(names)
     listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
-    ctx.reply("svc.players", players=listed)
+    # Once the game runs, the list is the seating (an SMS player's start text sends him here for it).
+    ctx.reply("svc.players" if room.state is None else "svc.players.seating", players=listed)
 
 
 def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:

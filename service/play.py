@@ -105,13 +105,15 @@ def status(ctx: Ctx, room: Room) -> None:
     game = room.game
     if game.status == "lobby" or room.state is None:
         return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
-    reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)))
+    reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)),
+                           sms=ctx.identity is not None and ctx.identity.channel == SMS)
     pv = engine.public_view(room.state)
     if game.status == "ended":  # ended by a host: no winner, every card shown
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
-    text = render.status_text(pv, reader, room.info(ctx.identity), game.paused, mod)
+    nights = room.nights() if pv.get("status") == "over" else None
+    text = render.status_text(pv, reader, room.info(ctx.identity), game.paused, mod, nights)
     ctx.reply_text("svc.status", text, room.id)
 
 

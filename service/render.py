@@ -117,8 +117,16 @@ def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) 
     return ", ".join(f"{','.join(actors)} {move}" for move, actors in by.items())
 
 
-def deck_line(deck: Mapping[str, int], lang: str) -> str:
-    return ", ".join(f"{role_name(lang, r)} ({n})" for r, n in deck.items())
+def nights_text(nights: Mapping[int, Sequence[tuple[str, str]]], lang: str, sms: bool = False) -> str:
+    """Every night's moves, for the end of the game: ``The nights: Night 1: ann kill eve; ...``."""
+    parts = [t(lang, sms_key("svc.reveal.night", sms), n=n, moves=night_moves(moves, lang, sms))
+             for n, moves in sorted(nights.items())]
+    return t(lang, sms_key("svc.reveal", sms), nights="; ".join(parts))
+
+
+def deck_line(deck: Mapping[str, int], lang: str, sms: bool = False) -> str:
+    """``Seer (1), Villager (9), Werewolf (2)``; by SMS a single card goes without its count."""
+    return ", ".join(role_name(lang, r) if sms and n == 1 else f"{role_name(lang, r)} ({n})" for r, n in deck.items())
 
 
 def role_help(lang: str, role: str) -> str:
@@ -168,7 +176,7 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     msg = key
     if key == "game.started":
         d["count"] = len(data.get("players", ()))
-        d["deck"] = deck_line(data.get("deck", {}), lang)
+        d["deck"] = deck_line(data.get("deck", {}), lang, reader.sms)
         # Names only: numbers here would read like the numbered options that often share the text.
         d["seating"] = ", ".join(str(p) for p in data.get("players", ()))
     elif key == "role.dealt":
@@ -198,7 +206,7 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
         else:
             d["ballots"] = ", ".join(f"{v} -> {tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
     elif key == "game.over":
-        return game_over(data, lang, reader.sms)
+        return game_over(data, lang, reader.sms, None if reader.moderator else reader.name)
     elif key in LOOKS:
         variant = look_variant(data)
         msg = f"{key}.{variant}" if has("en", f"{key}.{variant}") else f"look.{variant}"
@@ -223,7 +231,9 @@ def sms_key(key: str, sms: bool) -> str:
     return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
-def game_over(data: Mapping[str, Any], lang: str, sms: bool = False) -> str:
+def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str | None = None) -> str:
+    """The end: the side that won, the winners, every card. By SMS the cards and the nights are on
+    request (``status``) and the text says how to ask; a player (``name``) is told whether he won."""
     reason = str(data.get("reason"))
     roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
              for p, r in data.get("roles", {}).items()}
@@ -236,8 +246,12 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False) -> str:
              reason=t(lang, reason) if has("en", reason) else reason,
              winners=winners,
              roles=line(roles, data.get("became", {}), lang))
+    if sms and name is not None and name in roles:
+        text += " " + t(lang, "sms.won" if name in data.get("winners", ()) else "sms.lost")
     if data.get("scores"):
         text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
+    if sms:
+        text += " " + t(lang, "sms.end.more")
     return text
 
 
@@ -313,12 +327,18 @@ def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:
 
 
 def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
-                moderator_view: Mapping[str, Any] | None = None) -> str:
+                moderator_view: Mapping[str, Any] | None = None,
+                nights: Mapping[int, Sequence[tuple[str, str]]] | None = None) -> str:
+    """The game now; once it is over, the winners, every card and (``nights``) every night's moves,
+    which an SMS reader's end text leaves to this answer."""
     lang = reader.lang
     if pv.get("status") == "over":
+        line = roles_by_card if reader.sms else roles_line
         lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
                    winners=names(pv.get("winners", ()), lang)),
-                 t(lang, "svc.status.roles", roles=roles_line(pv.get("roles", {}), {}, lang))]
+                 t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
+        if nights:
+            lines.append(nights_text(nights, lang, reader.sms))
         return "\n".join(lines)
     phase, number = phase_label(pv, lang)
     deadline = None if paused else info.deadline

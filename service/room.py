@@ -23,6 +23,9 @@ from .models import Game, GameEvent, Identity, Outbox, Seat
 if TYPE_CHECKING:
     from .context import Ctx
 
+#: What an SMS reader is not sent at a phase change, since the same command's next text says it:
+#: the suspects (the ballot's text names them, ``sms.phase.ballot``). The row is written, ``merged``.
+SMS_SAID_NEXT = frozenset({"day.suspects"})
 #: Keys that are talk in the town square: held for players who take it as a digest.
 SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
@@ -202,7 +205,8 @@ class Room:
         me = self.ctx.identity
         if person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key):
             text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
-        self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold)
+        said = self._changing and person.channel == SMS and key in SMS_SAID_NEXT
+        self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold, said=said)
 
     # -- the engine ----------------------------------------------------------------------------------
     def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
@@ -289,14 +293,17 @@ class Room:
             return
         seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
         for person in self.public_people():
-            lang, sms = person.language, person.channel == SMS
-            parts = []
-            for n, moves in sorted(nights.items()):
-                said = render.night_moves(moves, lang, sms)
-                parts.append(t(lang, render.sms_key("svc.reveal.night", sms), n=n, moves=said))
-            text = t(lang, render.sms_key("svc.reveal", sms), nights="; ".join(parts))
-            self.ctx.send(person, "svc.reveal", text,
+            if person.channel == SMS:  # on request: his end text says to ask ``status`` (``sms.end.more``)
+                continue
+            self.ctx.send(person, "svc.reveal", render.nights_text(nights, person.language),
                           f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
+
+    def nights(self) -> dict[int, list[tuple[str, str]]]:
+        """Every night's moves as revealed at the end (``svc.reveal``); empty before the end."""
+        row = self.ctx.session.exec(select(GameEvent).where(GameEvent.game_id == self.id,
+                                                            GameEvent.key == "svc.reveal")).first()
+        found = row.data.get("nights", {}) if row is not None else {}
+        return {int(n): [(str(a), str(m)) for a, m in moves] for n, moves in found.items()}
 
     def flush_digests(self, seating_shown: bool = False) -> None:
         """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:

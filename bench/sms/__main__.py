@@ -1,12 +1,15 @@
 """What SMS players cost: segments per SMS player per game day, played through the real service.
 
-    .venv/bin/python bench/sms [--games 100] [--players 12] [--rules tabula] [--db URL]
+    .venv/bin/python bench/sms [--games 100] [--players 12] [--rules tabula] [--db URL] [--seed 9]
 
 Each game is opened, joined and started by text messages on the ``sms`` channel, played by robots
 who send one random legal move each per phase (``engine.playout.random_moves``, typed as a player
 would: ``#CODE vote bob``), and its deadlines pass by ``Service.close_phase`` under a clock the
 bench moves. Every text to an SMS identity (each outbox row that was not merged into another) is
-then priced with ``service.delivery.sms``; the rows merged into a text are listed by key.
+then priced with ``service.delivery.sms``; the rows merged into a text are listed by key, and each
+kind of merged text is broken down by the keys of its parts (characters each part adds), so a change
+to one catalog entry shows where its characters went. The games' seeds come from ``--seed``: two
+runs on the same code play the same games, so a before/after is the texts' doing, not the dice's.
 
 A *game day* is one night and the day after it (nominations and ballot): about a day and a half
 of real time with the default phase lengths. Figures are also given per 24 hours of clock time.
@@ -131,14 +134,16 @@ def main() -> None:
     ap.add_argument("--rules", default="tabula", choices=["tabula", "aura", "lupusburg"])
     ap.add_argument("--db", help="database URL (default: a fresh SQLite file)")
     ap.add_argument("--top", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=9, help="the moves' and the games' seeds")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     url = args.db or f"sqlite:///{tmp.name}/sms.db"
     upgrade(url)
     db = make_engine(url)
     clock = Clock()
-    svc = Service(Settings(DATABASE_URL=url), db, clock=clock)
-    rnd = random.Random(9)
+    seeds = random.Random(args.seed * 7919 + 1)
+    svc = Service(Settings(DATABASE_URL=url), db, clock=clock, random_bits=seeds.getrandbits)
+    rnd = random.Random(args.seed)
     t0 = time.perf_counter()
     days_by_game: dict[int, int] = {}
     langs: dict[int, str] = {}
@@ -159,6 +164,9 @@ def main() -> None:
     # The merged texts by the moment they were written for (a part's key names it): their segments,
     # their count, and how many took more than one segment.
     keys_of: dict[tuple[int, datetime], set[str]] = {}
+    # The rows merged at a moment, to find each merged text's parts: those whose text is one or more
+    # whole lines of it (rows held earlier and summarised are merged too, but their text is not there).
+    chars_of: dict[tuple[int, datetime], list[tuple[str, str]]] = {}
     merged_rows: list[tuple[Outbox, int]] = []
     with Session(db) as s:
         rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
@@ -167,6 +175,7 @@ def main() -> None:
             if row.status == "merged":
                 parts[row.key] += 1
                 keys_of.setdefault((row.identity_id, row.created_at), set()).add(row.key)
+                chars_of.setdefault((row.identity_id, row.created_at), []).append((row.key, row.text))
                 continue
             size = sms_size(row.text)
             if row.key == SMS_MERGED:
@@ -202,13 +211,27 @@ def main() -> None:
         print(f"    {key:28s} {segs / player_days:5.2f}  ({n} texts, {segs / n:.2f} segments each)")
     print("merged texts by what they open (segments per SMS player per game day; texts; over one segment):")
     by_moment: dict[str, list[int]] = {}
+    lengths: dict[str, list[int]] = {}
+    made_of: dict[str, Counter[str]] = {}
     for row, segs in merged_rows:
-        keys = keys_of.get((row.identity_id, row.created_at), set())
+        at = (row.identity_id, row.created_at)
+        keys = keys_of.get(at, set())
         label = next((name for key, name in MOMENTS if key in keys), "other")
         by_moment.setdefault(label, []).append(segs)
+        lengths.setdefault(label, []).append(len(row.text))
+        for key, text in chars_of.get(at, []):
+            if f"\n{text}\n" in f"\n{row.text}\n":
+                made_of.setdefault(label, Counter())[key] += len(text) + 1
     for label, segs in sorted(by_moment.items(), key=lambda kv: -sum(kv[1])):
         print(f"    {label:28s} {sum(segs) / player_days:5.2f}  ({len(segs)} texts, {sum(segs) / len(segs):.2f} "
               f"segments each, {sum(x > 1 for x in segs) / len(segs):.0%} over one)")
+    print("the same texts by the keys of their parts (characters a part adds to each text of that kind, "
+          "line break included; the text's mean and longest length):")
+    for label, segs in sorted(by_moment.items(), key=lambda kv: -sum(kv[1])):
+        n, chars = len(segs), lengths[label]
+        print(f"    {label}: {sum(chars) / n:.0f} characters on average, longest {max(chars)}")
+        for key, total in made_of[label].most_common():
+            print(f"        {key:26s} {total / n:6.1f}")
     print(f"rows merged into those texts, or held and summarised in them (per SMS player per game day; "
           f"top {args.top}):")
     for key, n in parts.most_common(args.top):

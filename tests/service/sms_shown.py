@@ -10,7 +10,9 @@ from service.models import Outbox
 def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
     """Whether ``sent`` (all he was sent, joined) carries a held row's news: a nomination
     ``ann>bob`` as ``bob(...ann...)`` in a summary; his own secret ballot among the revealed ones
-    (cast by ``reader``, if given); his own night choice by the dawn; a join in the game's seating."""
+    (cast by ``reader``, if given); his own night choice by the dawn; the suspects by the ballot's
+    line; a join by the start text, which tells him to ask for the seating (``players``, checked in
+    ``test_joins_go_without_saying_when_the_game_starts_and_the_seating_is_his_on_request``)."""
     if row.key == "day.vote":
         voter, target = row.text.split(">")
         return re.search(rf"Votes: .*\b{re.escape(target)}\([^)\n]*\b{re.escape(voter)}\b", sent) is not None
@@ -20,6 +22,9 @@ def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
         return re.search(rf"Ballots: .*\b{target}\({by}", sent) is not None
     if row.key == "night.choice":  # his own: the dawn says what came of it
         return "\nDawn. " in f"\n{sent}"
+    if row.key == "day.suspects":
+        names = row.text.removeprefix("Suspects: ").removesuffix(".").split(", ")
+        return f"\nBallot: {' or '.join(names)}, until " in f"\n{sent}"
     if row.key == "svc.joined":
-        return re.search(rf"clockwise: .*\b{re.escape(row.text)}\b", sent) is not None
+        return "Seating: text players." in sent
     return False

@@ -90,7 +90,8 @@ def test_only_a_host_starts_and_the_seating_is_shuffled_from_the_seed(h: Harness
     assert list(seating) == expected and list(seating) != NAMES
     assert game.setup["players"] == expected
     # players lists the seats in the new order, and the started game takes nobody else.
-    assert h.say("ann", "players")[0] == "Players: " + ", ".join(f"{i} {n}" for i, n in enumerate(expected, 1)) + "."
+    listed = ", ".join(f"{i} {n}" for i, n in enumerate(expected, 1))
+    assert h.say("ann", "players")[0] == f"Seating, clockwise: {listed}."
     assert h.say("zed", f"join {code} zed") == [f"No seat of game {code} is open for a substitute. "
                                                 f"Write volunteer {code} to wait for one."]
 

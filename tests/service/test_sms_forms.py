@@ -31,10 +31,15 @@ def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_a
     roles = {"ann": "villager", "bob": "werewolf", "cat": "villager", "dan": "seer", "eve": "villager"}
     data = {"team": "humans", "winners": ["ann", "cat", "dan", "eve"], "reason": "end.werewolves_dead",
             "roles": roles}
-    text = render.game_over(data, "en", sms=True)
-    assert text == ("Game over: the Humans win. Winners: all but bob. "
-                    "Cards: Werewolf: bob; Seer: dan; Villager: the others.")
-    assert "(Villager)" in render.game_over(data, "en")  # Telegram: as before
+    # By SMS the end says who won and whether he did; every card is on request (status), and so
+    # is every night: the text says how to ask.
+    won, more = "Game over: the Humans win (all but bob).", "Every card and night: text status."
+    assert render.game_over(data, "en", sms=True, name="bob") == f"{won} You lost. {more}"
+    assert render.game_over(data, "en", sms=True, name="cat") == f"{won} You won. {more}"
+    assert render.game_over(data, "en", sms=True) == f"{won} {more}"  # the moderator: no side
+    assert render.roles_by_card(roles, {}, "en") == "Werewolf: bob; Seer: dan; Villager: the others"
+    text = render.game_over(data, "en")
+    assert "(Villager)" in text and "Winners: ann, cat, dan, eve" in text  # Telegram: as before
 
 
 def test_the_nights_group_the_same_move_by_several() -> None:

@@ -93,12 +93,13 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
 
 
 def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: Engine) -> None:
-    # The game's first text carries the seating and, for the pack, the night's numbered choices:
-    # were the seating numbered too, "kill 2" would read two ways.
+    # The game's first text carries the deck and, for the pack, the night's numbered choices:
+    # were anything else numbered, "kill 2" would read two ways.
     h = Mixed(db)
     _open(h)
     wolf = next(p for p, r in _roles(h).items() if r == "werewolf")
-    start = next(t for t in h.inbox(wolf) if "clockwise" in t)
+    start = next(t for t in h.inbox(wolf) if "Reply: kill" in t)
+    assert start.startswith(f"Game {h.game().code}, {len(NAMES)} players: ")
     head, options = start.split("Reply: kill")
     assert not re.findall(rf"\d+ ({'|'.join(NAMES)})\b", head), head
     assert re.findall(r"(\d+) (\w+)", options)
@@ -130,8 +131,10 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     groups = sorted(cast.items(), key=lambda kv: -len(kv[1]))
     summary = " ".join(f"{tg}({','.join(vs)})" for tg, vs in groups)
     assert f"Votes: {summary}." in text, text
-    assert "Suspects:" in text and "Ballot until" in text
-    order = ["Votes:", "Suspects:", "Ballot until", "Reply: vote 1"]
+    # The suspects are named once, by the ballot's line (the day.suspects row is written, not sent).
+    suspects = list(h.state().suspects)  # type: ignore[attr-defined]
+    assert f"Ballot: {suspects[0]} or {suspects[1]}, until " in text and "Suspects:" not in text, text
+    order = ["Votes:", "Ballot: ", "Reply: vote 1"]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
@@ -176,7 +179,7 @@ def test_an_sms_players_later_votes_are_not_answered_but_shown_in_the_next_phase
     assert re.search(rf"Ballots: .*\b{suspects[1]}\([^)]*\b{balloter}\b", text), text
 
 
-def test_joins_go_without_saying_when_the_game_starts_as_the_seating_names_everyone(db: Engine) -> None:
+def test_joins_go_without_saying_when_the_game_starts_and_the_seating_is_his_on_request(db: Engine) -> None:
     h = Mixed(db, frozenset({TG}))
     h.say("host", "new")
     code = h.game().code
@@ -189,9 +192,14 @@ def test_joins_go_without_saying_when_the_game_starts_as_the_seating_names_every
     assert len(h.inbox(TG)) == len(NAMES)  # Telegram: each join as it comes
     h.clear()
     h.say("host", "start")
-    got = h.inbox(sms)
-    assert got[0].startswith(f"Game {code}: {len(NAMES)} players."), got
-    assert "Joined:" not in got[0] and all(n in got[0].split("clockwise: ")[1] for n in NAMES), got
+    (got,) = h.inbox(sms)
+    assert got.startswith(f"Game {code}, {len(NAMES)} players: "), got
+    # Neither the joins nor the seating: the text says how to ask for the seating, and he can.
+    assert "Joined:" not in got and "Seating: text players." in got, got
+    assert "clockwise" not in got, got
+    seating = list(h.state().players)
+    (reply,) = h.say(sms, "players")
+    assert reply == "Seating, clockwise: " + ", ".join(f"{i} {n}" for i, n in enumerate(seating, start=1)) + "."
 
 
 def _rows(h: Harness, channel: str) -> dict[str, list[Outbox]]:
@@ -214,7 +222,8 @@ def _what(row: Outbox) -> tuple[str, str]:
 def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine) -> None:
     """The same seeded game twice: every player by SMS, then on a channel that holds and merges
     nothing. The SMS run writes each player exactly the rows the plain run writes him (same events,
-    same audiences); and what each SMS player is sent is exactly his own rows, joined: nothing
+    same audiences), but for the nights revealed at the end, which an SMS player has on request
+    (``status``); and what each SMS player is sent is exactly his own rows, joined: nothing
     else, nothing missing."""
     runs = []
     for channel in ("sms", "test"):
@@ -229,7 +238,11 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
     added = {SMS_MERGED, "svc.digest"}  # what the SMS run writes besides: merged texts, summaries
     for who in sms_ids:
         rows = by_sms[who]
-        assert Counter(_what(r) for r in rows if r.key not in added) == Counter(_what(r) for r in plain[who])
+        (reveal,) = [r for r in plain[who] if r.key == "svc.reveal"]
+        assert Counter(_what(r) for r in rows if r.key not in added) == \
+            Counter(_what(r) for r in plain[who] if r is not reveal)
+        assert _night_moves(sms.say(who, "status")[0].split("\nNights: ")[1]) == \
+            _night_moves(reveal.text.removeprefix("The nights: ")), who
         assert all(r.status in ("sent", "merged") for r in rows), who
         got = sms.channel.sent[who]
         assert len(got) == sum(r.status == "sent" for r in rows) < len(plain[who]) / 2
@@ -244,6 +257,18 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
                 assert shown(row, sent, who), (who, row.key, row.text)
         assert not rest.strip(), f"{who} was sent {rest.strip()!r}, from no row of his"
 
+
+
+def _night_moves(text: str) -> set[tuple[str, str, str]]:
+    """The nights as revealed, ``Night 1: ann kill eve, bob kill eve`` or by SMS ``1: ann,bob kill
+    eve``, as (night, actor, move) triples."""
+    out = set()
+    for night in text.split("; "):
+        n, _, moves = night.removeprefix("Night ").partition(": ")
+        for item in moves.split(", "):
+            actors, _, move = item.partition(" ")
+            out.update((n, actor, move) for actor in actors.split(","))
+    return out
 
 
 def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Engine) -> None:
