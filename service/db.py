@@ -18,7 +18,7 @@ from sqlalchemy import CursorResult, Engine, create_engine, event, inspect, upda
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, SQLModel, select
 
 from .models import Game
 
@@ -107,9 +107,12 @@ def bump(session: Session, game: Game) -> None:
     for key, value in changed.items():  # written below, so the flush leaves the row alone
         set_committed_value(game, key, value)
     session.flush()
-    stmt = (update(Game).where(col(Game.id) == game.id, col(Game.version) == old)
+    # On the table, not the mapped class: the ORM's bulk UPDATE would look for the row among the
+    # session's objects to synchronize it, which set_committed_value does here for what we know.
+    table = cast("Any", Game).__table__
+    stmt = (update(table).where(table.c.id == game.id, table.c.version == old)
             .values(version=old + 1, **changed))
-    result = cast("CursorResult[Any]", session.execute(stmt))
+    result = cast("CursorResult[Any]", session.connection().execute(stmt))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
     set_committed_value(game, "version", old + 1)
