@@ -4,6 +4,8 @@ one way anything is said in a game (``broadcast``), which logs it and writes the
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -48,6 +50,37 @@ _SEATS = (select(Seat, Identity, select(func.max(GameEvent.seq)).where(GameEvent
           .where(Seat.game_id == bindparam("game")).order_by(col(Seat.position), col(Seat.id)))
 
 
+_STATES: OrderedDict[str, GameState] = OrderedDict()
+"""The states this process last read or wrote, by their JSON: a state is an immutable value, so the
+next command on a game finds the one the previous command saved without parsing it again."""
+_STATES_KEPT = 256
+_STATES_LOCK = threading.Lock()  # commands run in a thread pool
+
+
+def _state(text: str) -> GameState:
+    with _STATES_LOCK:
+        state = _STATES.get(text)
+        if state is not None:
+            _STATES.move_to_end(text)
+            return state
+    state = engine.from_json(text)
+    _keep(text, state)
+    return state
+
+
+def _remember(state: GameState) -> str:
+    text = engine.to_json(state)
+    _keep(text, state)
+    return text
+
+
+def _keep(text: str, state: GameState) -> None:
+    with _STATES_LOCK:
+        _STATES[text] = state
+        if len(_STATES) > _STATES_KEPT:
+            _STATES.popitem(last=False)
+
+
 class Room:
     def __init__(self, ctx: Ctx, game: Game) -> None:
         assert game.id is not None
@@ -66,7 +99,7 @@ class Room:
             self.people.update((i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others)))
                                if i.id is not None)
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
-        self.state: GameState | None = engine.from_json(game.state) if game.state else None
+        self.state: GameState | None = _state(game.state) if game.state else None
         self._seq: int = last or 0
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
@@ -220,7 +253,7 @@ class Room:
                                       "night": was.get("night")})
         starting = self.state is None
         self.state = new
-        self.game.state = engine.to_json(new)
+        self.game.state = _remember(new)
         self.game.phase_no = new.phase_no
         if new.phase is Phase.OVER:
             self.game.status, self.game.deadline = "over", None
