@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, or_, select
 
@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 AfterCommit = Callable[[Sequence[int]], None]
 ACTIVE = ("lobby", "running")
+
+
+#: Who wrote (built once: see ``service.db``).
+_IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Identity.address == bindparam("address"))
 
 
 def _noop(_ids: Sequence[int]) -> None:
@@ -110,18 +114,17 @@ class Service:
                                                          Inbound.external_id == external_id)).first():
                     return [], None
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
-            identity = session.exec(select(Identity).where(Identity.channel == channel,
-                                                           Identity.address == address)).first()
+            identity = session.exec(_IDENTITY, params={"channel": channel, "address": address}).first()
             newcomer = identity is None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
                                     language=self.settings.DEFAULT_LANGUAGE, created_at=now)
                 session.add(identity)
-            if stop:
-                identity.opted_out = True
-            elif resubscribe:
-                identity.opted_out = False
-            if chat is None:
+            # Only what changes is set: an attribute set to its own value still makes the flush below
+            # walk the unit of work for nothing, and most messages come from someone known and reachable.
+            if (stop or resubscribe) and identity.opted_out != stop:
+                identity.opted_out = stop
+            if chat is None and not (identity.direct and not identity.unreachable):
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]

@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, create_engine, event, inspect, update
+from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, insert, inspect, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, SQLModel, select
 
-from .models import Game
+from .models import Game, GameEvent
 
 
 class Conflict(RuntimeError):
@@ -74,12 +74,53 @@ def transaction(engine: Engine) -> Iterator[Session]:
             raise
 
 
+EVENTS = "lupus.game_events"
+"""``session.info`` key: the game log's rows a command appended and has not written yet."""
+
+
+def log_event(session: Session, **row: Any) -> None:
+    """Append one row to a game's log, written with the command's other new log rows in one INSERT
+    (``write_events``) instead of as ORM objects in the flush: nothing in a command reads a log row
+    back as an object, and the unit of work's insert of them was the largest cost of a move."""
+    session.info.setdefault(EVENTS, []).append(row)
+
+
+def write_events(session: Session) -> None:
+    """Write the log rows appended so far (before a read of the log, and before every commit)."""
+    rows = session.info.pop(EVENTS, None)
+    if rows:
+        # With RETURNING, SQLAlchemy sends the rows as one multi-row INSERT built from one compiled
+        # statement ("insertmanyvalues"). Without it psycopg's executemany runs a pipeline, one INSERT
+        # a row for PostgreSQL; a statement with the rows in values() is built and keyed anew each
+        # time, which cost more instructions than the ORM's flush of them.
+        table = cast("Any", GameEvent).__table__
+        session.connection().execute(insert(table).returning(table.c.id), rows).all()
+
+
+@event.listens_for(Session, "before_commit")
+def _events_before_commit(session: Session) -> None:
+    write_events(session)
+
+
+@event.listens_for(Session, "after_rollback")
+def _events_after_rollback(session: Session) -> None:
+    session.info.pop(EVENTS, None)  # appended in what was rolled back
+
+
+# The hot path's statements are built once: SQLAlchemy then finds each one's compiled form by a cache
+# key memoized on the object, where a statement built per call is built and keyed anew every time.
+_LOCK_BY_ID = (select(Game).where(Game.id == bindparam("key")).with_for_update()
+               .execution_options(populate_existing=True))
+_LOCK_BY_CODE = (select(Game).where(Game.code == bindparam("key")).with_for_update()
+                 .execution_options(populate_existing=True))
+_INSERT_NEW: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
 def lock_game(session: Session, game_id: int | None = None, *, code: str | None = None) -> Game | None:
     """Load a game for writing, by id or by its code: a row lock on PostgreSQL (SQLite is already
     serialized). By code it is one statement where a look-up and then the lock took two."""
-    where = Game.id == game_id if code is None else Game.code == code
-    stmt = select(Game).where(where).with_for_update().execution_options(populate_existing=True)
-    return session.exec(stmt).first()
+    stmt, key = (_LOCK_BY_ID, game_id) if code is None else (_LOCK_BY_CODE, code)
+    return session.exec(stmt, params={"key": key}).first()
 
 
 def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **values: Any) -> int | None:
@@ -87,9 +128,15 @@ def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **
     with that key exists (or is being written by a transaction that then commits: PostgreSQL waits
     for it). One statement where a look-up and an insert took two."""
     table = cast("Any", model).__table__
-    ins = sqlite_insert(table) if session.get_bind().dialect.name == "sqlite" else pg_insert(table)
-    stmt = ins.values(**values).on_conflict_do_nothing(index_elements=list(key)).returning(table.c.id)
-    row = session.execute(stmt).first()
+    dialect = session.get_bind().dialect.name
+    cache_key = (dialect, table.name, key, tuple(values))
+    stmt = _INSERT_NEW.get(cache_key)
+    if stmt is None:
+        ins = sqlite_insert(table) if dialect == "sqlite" else pg_insert(table)
+        stmt = (ins.values({name: bindparam(name) for name in values})
+                .on_conflict_do_nothing(index_elements=list(key)).returning(table.c.id))
+        _INSERT_NEW[cache_key] = stmt
+    row = session.execute(stmt, values).first()
     return int(row[0]) if row is not None else None
 
 
@@ -106,10 +153,14 @@ def bump(session: Session, game: Game) -> None:
             changed[attr.key] = added[0]
     for key, value in changed.items():  # written below, so the flush leaves the row alone
         set_committed_value(game, key, value)
+    write_events(session)
     session.flush()
-    stmt = (update(Game).where(col(Game.id) == game.id, col(Game.version) == old)
+    # On the table, not the mapped class: the ORM's bulk UPDATE would look for the row among the
+    # session's objects to synchronize it, which set_committed_value does here for what we know.
+    table = cast("Any", Game).__table__
+    stmt = (update(table).where(table.c.id == game.id, table.c.version == old)
             .values(version=old + 1, **changed))
-    result = cast("CursorResult[Any]", session.execute(stmt))
+    result = cast("CursorResult[Any]", session.connection().execute(stmt))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
     set_committed_value(game, "version", old + 1)

@@ -13,6 +13,7 @@ from engine.types import NO_TARGET_VERBS
 
 from . import grammar, render
 from .context import SMS, Ctx
+from .db import write_events
 from .errors import error_text
 from .grammar import Parsed
 from .i18n import deadline_text, t
@@ -138,6 +139,7 @@ def record(ctx: Ctx, room: Room) -> None:
 
 def export(ctx: Ctx, room: Room) -> GameRecord:
     game = room.game
+    write_events(ctx.session)
     rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
                             .order_by(col(GameEvent.seq)))
     moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]

@@ -30,7 +30,7 @@ from engine import Verb
 from . import render, volunteers
 from .app import Service
 from .context import Ctx
-from .db import lock_game
+from .db import lock_game, write_events
 from .host import unseat
 from .i18n import deadline_text, t
 from .models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
@@ -71,6 +71,7 @@ def remind_at(deadline: datetime, lead: timedelta, tz: str, quiet: tuple[time, t
 
 # -- who still has to act -------------------------------------------------------------------------
 def _moved(session: Session, game: Game) -> set[str]:
+    write_events(session)
     rows = session.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move",
                                                      GameEvent.phase_no == game.phase_no)).all()
     return {str(d.get("actor")) for d in rows if d.get("actor")}

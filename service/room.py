@@ -4,12 +4,14 @@ one way anything is said in a game (``broadcast``), which logs it and writes the
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 
 import engine
@@ -17,6 +19,7 @@ from engine import Event, GameState, Phase
 
 from . import ghosts, render, series
 from .context import SMS
+from .db import log_event, write_events
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
 
@@ -43,6 +46,44 @@ SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
 FORMER = "former"
 
+#: A room's seats with who sits in them and the log's last number (built once: see ``service.db``).
+_SEATS = (select(Seat, Identity, select(func.max(GameEvent.seq)).where(GameEvent.game_id == bindparam("game"))
+                 .scalar_subquery())
+          .join(Identity, col(Identity.id) == col(Seat.identity_id), isouter=True)
+          .where(Seat.game_id == bindparam("game")).order_by(col(Seat.position), col(Seat.id)))
+
+
+_STATES: OrderedDict[str, GameState] = OrderedDict()
+"""The states this process last read or wrote, by their JSON: a state is an immutable value, so the
+next command on a game finds the one the previous command saved without parsing it again."""
+_STATES_KEPT = 256
+_STATES_LOCK = threading.Lock()  # commands run in a thread pool
+
+
+def _state(text: str) -> GameState:
+    with _STATES_LOCK:
+        state = _STATES.get(text)
+        if state is not None:
+            _STATES.move_to_end(text)
+            return state
+    state = engine.from_json(text)
+    _keep(text, state)
+    return state
+
+
+def _remember(state: GameState) -> str:
+    text = engine.to_json(state)
+    _keep(text, state)
+    return text
+
+
+def _keep(text: str, state: GameState) -> None:
+    with _STATES_LOCK:
+        _STATES[text] = state
+        if len(_STATES) > _STATES_KEPT:
+            _STATES.popitem(last=False)
+
+
 class Room:
     def __init__(self, ctx: Ctx, game: Game) -> None:
         assert game.id is not None
@@ -50,12 +91,10 @@ class Room:
         self.game = game
         self.id: int = game.id
         s = ctx.session
+        write_events(s)  # the log's last number below counts what this command appended already
         # One statement for the seats, who sits in them and the log's last number (read under the
         # game's lock, so nothing is appended meanwhile); the host and the group only when no seat has them.
-        last_seq = select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id).scalar_subquery()
-        rows = s.exec(select(Seat, Identity, last_seq).join(Identity, col(Identity.id) == col(Seat.identity_id),
-                                                             isouter=True)
-                      .where(Seat.game_id == game.id).order_by(col(Seat.position), col(Seat.id))).all()
+        rows = s.exec(_SEATS, params={"game": game.id}).all()
         self.seats: list[Seat] = [seat for seat, _, _ in rows]
         self.people: dict[int, Identity] = {i.id: i for _, i, _ in rows if i is not None and i.id is not None}
         others = {x for x in (game.host_id, game.group_id) if x is not None and x not in self.people}
@@ -63,7 +102,7 @@ class Room:
             self.people.update((i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others)))
                                if i.id is not None)
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
-        self.state: GameState | None = engine.from_json(game.state) if game.state else None
+        self.state: GameState | None = _state(game.state) if game.state else None
         self._seq: int = last or 0
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
@@ -141,9 +180,9 @@ class Room:
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
             channel: str | None = None) -> int:
         self._seq += 1
-        self.ctx.session.add(GameEvent(
-            game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind, key=key, data=dict(data),
-            audience=list(audience) if audience else None, channel=channel, created_at=self.ctx.now))
+        log_event(self.ctx.session, game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind, key=key,
+                  data=dict(data), audience=list(audience) if audience else None, channel=channel,
+                  created_at=self.ctx.now)
         return self._seq
 
     def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
@@ -218,7 +257,7 @@ class Room:
                                       "night": was.get("night")})
         starting = self.state is None
         self.state = new
-        self.game.state = engine.to_json(new)
+        self.game.state = _remember(new)
         self.game.phase_no = new.phase_no
         if new.phase is Phase.OVER:
             self.game.status, self.game.deadline = "over", None
@@ -283,6 +322,7 @@ class Room:
     def reveal_nights(self) -> None:
         """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
         s = self.ctx.session
+        write_events(s)  # this very move among them
         rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
                       .order_by(col(GameEvent.seq))).all()
         nights: dict[int, list[tuple[str, str]]] = {}

@@ -13,9 +13,10 @@ command). Replies go through the outbox, never in the webhook's answer, so they 
 limited, retried and opt-out aware like everything else; only a button tap is answered in the
 response itself (answerCallbackQuery, as the Bot API allows), which costs no request.
 
-python-telegram-bot's custom-webhook pattern: an ``Application`` built without an updater whose
-bot turns the JSON into an ``Update`` (``Update.de_json``); it is initialized (one getMe, for the
-bot's username in t.me links) on the first update that needs it, never at import.
+python-telegram-bot's custom-webhook pattern, without its object tree for the update: the few
+fields a command needs are read from the JSON (``channels.telegram.incoming``); an ``Application``
+built without an updater is initialized (one getMe, for the bot's username in t.me links) on the
+first update that needs it, never at import.
 """
 
 from __future__ import annotations
@@ -232,13 +233,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             raise HTTPException(400, "malformed JSON") from None
         if not isinstance(data, dict) or type(data.get("update_id")) is not int:
             raise HTTPException(400, "not a Telegram update")
-        from telegram import Update
-
         try:
-            update = Update.de_json(data, web.telegram_app().bot)
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, OSError):  # a date past time_t
+            item = telegram.incoming(data, await web.bot_username())
+        except telegram.NotAnUpdate:
             raise HTTPException(400, "not a Telegram update") from None
-        item = telegram.incoming(update, await web.bot_username())
         if item is not None:
             await run_in_threadpool(web.service.handle_inbound, telegram.CHANNEL, item.address,
                                     item.external_id, item.text, item.display_name, chat=item.chat,
