@@ -156,7 +156,7 @@ def test_a_tabula_rematch_reseats_the_same_players_with_the_same_options(h: Harn
     assert not any("Series" in m or "Scores" in m for m in h.inbox("ann"))
     # The next command without a code is about the new game; the old one has had its rematch.
     listed = ", ".join(f"{i} {n}" for i, n in enumerate(h.state().players, start=1))
-    assert h.say("ann", "players") == [t("en", "svc.players", players=listed)]
+    assert h.say("ann", "players") == [t("en", "svc.players.seating", players=listed)]
     assert h.say("host", f"#{code1} again") == [t("en", "svc.again.done", code=code1, new=new.code)]
     play_to_end(h)
     assert h.game(new.code).status == "over"
