@@ -36,7 +36,8 @@ _ = _characters, themes
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
 #: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
-Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, tuple[str | None, ...]]]]
+Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
+Options = tuple[Choices, dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
 @functools.lru_cache(maxsize=256)
@@ -179,6 +180,32 @@ class TabulaRules:
             return fixed
         voted = state.voted()
         return tuple(p for p in state.players if p not in voted or p in fixed)
+
+    def choices(self, state: TabulaState) -> tuple[tuple[str, Choices], ...]:
+        """Every actor with his legal choices (``engine.choices``): derived once a phase; in the
+        nominations, less the votes of those who have cast theirs."""
+        phase = state.phase
+        if phase is OVER:
+            return ()
+        memo = state.phase_memo()
+        found: tuple[tuple[str, Choices], ...] | None = memo.get("choices")
+        if found is None:
+            self._options(state, state.players[0])
+            table: dict[str, Options] = memo["options"]
+            if phase is NOMINATIONS:
+                vote = (VOTE, state.living())
+                found = tuple((p, (vote, *table[p][0])) for p in state.players)
+            else:
+                found = tuple((p, table[p][0]) for p in state.players if table[p][0])
+            found = memo["choices"] = found
+        if phase is not NOMINATIONS:
+            return found
+        voted = state.voted()
+        if not voted:
+            return found
+        table = memo["options"]
+        return tuple(pc if pc[0] not in voted else (pc[0], table[pc[0]][0])
+                     for pc in found if pc[0] not in voted or table[pc[0]][0])
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
