@@ -52,6 +52,12 @@ def check_names(players: tuple[str, ...]) -> None:
                                name=p)
 
 
+@functools.cache
+def acting_phases(role: Role) -> tuple[Phase, ...]:
+    """The phases in which the card holds a power (none for most cards)."""
+    return tuple(phase for phase in Phase if any(phase in pw.phases for pw in CHARACTERS[role].powers))
+
+
 class TabulaRules:
     name = RuleSet.TABULA
 
@@ -141,10 +147,12 @@ class TabulaRules:
         memo = state.game_memo()
         powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
         if powered is None:
-            cards = {p: CHARACTERS[state.roles[p]].powers for p in state.players}
-            powered = memo["powered"] = {
-                phase: frozenset(p for p, powers in cards.items() if any(phase in pw.phases for pw in powers))
-                for phase in Phase}
+            found: dict[Phase, list[str]] = {phase: [] for phase in Phase}
+            roles = state.roles
+            for p in state.players:
+                for phase in acting_phases(roles[p]):
+                    found[phase].append(p)
+            powered = memo["powered"] = {phase: frozenset(ps) for phase, ps in found.items()}
         return powered
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
@@ -157,9 +165,7 @@ class TabulaRules:
         if table is None:
             table = memo["options"] = self._option_table(state)
         fixed = table[player][0]
-        cache = state.__dict__.get("_cache")  # state.voted(), without the call when known
-        voted = cache.get("voted") if cache is not None else None
-        if phase is NOMINATIONS and player not in (state.voted() if voted is None else voted):
+        if phase is NOMINATIONS and not self._has_voted(state, player):
             living = memo.get("living") or state.living()
             return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
         return list(fixed)
@@ -178,8 +184,16 @@ class TabulaRules:
             fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
         if state.phase is not NOMINATIONS:
             return fixed
-        voted = state.voted()
-        return tuple(p for p in state.players if p not in voted or p in fixed)
+        running = state.running()
+        mask, bits = running["mask"], running["bits"]
+        return tuple(p for p in state.players if not mask & bits[p] or p in fixed)
+
+    @staticmethod
+    def _has_voted(state: TabulaState, player: str) -> bool:
+        running = state.__dict__.get("_cache")
+        if running is None or "mask" not in running:
+            running = state.running()
+        return bool(running["mask"] & running["bits"][player])
 
     def choices(self, state: TabulaState) -> tuple[tuple[str, Choices], ...]:
         """Every actor with his legal choices (``engine.choices``): derived once a phase; in the
@@ -200,12 +214,13 @@ class TabulaRules:
             found = memo["choices"] = found
         if phase is not NOMINATIONS:
             return found
-        voted = state.voted()
-        if not voted:
+        running = state.running()
+        mask, bits = running["mask"], running["bits"]
+        if not mask:
             return found
         table = memo["options"]
-        return tuple(pc if pc[0] not in voted else (pc[0], table[pc[0]][0])
-                     for pc in found if pc[0] not in voted or table[pc[0]][0])
+        return tuple(pc if not mask & bits[pc[0]] else (pc[0], table[pc[0]][0])
+                     for pc in found if not mask & bits[pc[0]] or table[pc[0]][0])
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome

@@ -160,14 +160,30 @@ class TabulaState:
         return living
 
     def voted(self) -> frozenset[str]:
-        """Who has cast a nomination today (passed on from vote to vote)."""
-        cache = self.__dict__.get("_cache")
-        if cache is not None:
-            found: frozenset[str] | None = cache.get("voted")
-            if found is not None:
-                return found
+        """Who has cast a nomination today."""
         voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
         return voted
+
+    def running(self) -> dict[str, Any]:
+        """Today's nominations as a vote needs them, passed on from vote to vote: ``tally``
+        (votes by target), ``mask`` (who has voted, one bit a seat) and ``bits`` (each
+        player's bit, for the game)."""
+        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        if cache is not None and "mask" in cache:
+            return cache
+        bits: dict[str, int] | None = self.game_memo().get("bits")
+        if bits is None:
+            bits = self.game_memo()["bits"] = {p: 1 << i for i, p in enumerate(self.players)}
+        mask, tally = 0, dict[str, int]()
+        for v, t in self.votes:
+            mask |= bits[v]
+            tally[t] = tally.get(t, 0) + 1
+        found = {"mask": mask, "tally": tally, "bits": bits}
+        if cache is None:
+            self.__dict__["_cache"] = found
+        else:
+            cache.update(found)
+        return found
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
