@@ -59,6 +59,15 @@ class TabulaState:
     """What each player has been told privately, in order."""
     outcome: Outcome | None = None
 
+    def __post_init__(self) -> None:
+        # Every state's attributes in one layout, the fields in order and then the derived
+        # values' slots (``_game``, ``_phase``, ``_cache``), which are set or emptied but never
+        # removed: copies keep the layout, and Python's attribute caches, keyed by where an
+        # attribute sits, hold for every state (a state whose layout differs misses them).
+        d = dict(self.__dict__)
+        d["_game"] = d["_phase"] = d["_cache"] = None
+        _set(self, "__dict__", d)
+
     # -- helpers -------------------------------------------------------------------------------
     def evolve(self, **changes: Any) -> TabulaState:
         """A copy with some fields changed (faster than dataclasses.replace).
@@ -68,11 +77,11 @@ class TabulaState:
         only in-phase fields change, as they do for every vote and choice of a phase."""
         d = self.__dict__.copy()
         d.update(changes)
-        d.pop("_cache", None)
-        if "_phase" in d and not changes.keys() <= IN_PHASE:
-            del d["_phase"]
+        d["_cache"] = None
+        if not changes.keys() <= IN_PHASE:
+            d["_phase"] = None
             if "players" in changes or "roles" in changes:
-                d.pop("_game", None)
+                d["_game"] = None
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         return new
@@ -82,10 +91,7 @@ class TabulaState:
         kept, with values derived incrementally for the new state (``cache``)."""
         d = self.__dict__.copy()
         d[name] = value
-        if cache is None:
-            d.pop("_cache", None)
-        else:
-            d["_cache"] = cache
+        d["_cache"] = cache
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         return new
@@ -174,7 +180,8 @@ class TabulaState:
         bits: dict[str, int] | None = self.game_memo().get("bits")
         if bits is None:
             bits = self.game_memo()["bits"] = {p: 1 << i for i, p in enumerate(self.players)}
-        mask, tally = 0, dict[str, int]()
+        mask = 0
+        tally: dict[str, int] = {}
         for v, t in self.votes:
             mask |= bits[v]
             tally[t] = tally.get(t, 0) + 1
