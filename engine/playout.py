@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from . import apply, choices, close_phase, new_game
+from . import choices, close_phase, new_game
 from .errors import IllegalAction
-from .ruleset import GameState
+from .ruleset import GameState, rules_for
 from .types import Action, Event, GameConfig, Phase
 
 OnStep = Callable[[Action | None, GameState, list[Event]], None]
@@ -51,9 +51,10 @@ _action = tuple.__new__
 def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,
                on_step: OnStep | None = None) -> GameState:
     """Random moves for one phase, then its close."""
+    play = rules_for(state.rules).apply  # what engine.apply calls, asked once a phase
     for action in random_moves(state, rnd, eagerness):
         try:
-            state, events = apply(state, action)
+            state, events = play(state, action)
         except IllegalAction:
             continue  # an earlier move this phase changed what is legal (a drawn coin, a spent token)
         if on_step:

@@ -78,7 +78,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         after[target] = count
         # A new state of the phase (``in_phase``, inlined: nine moves in ten are votes).
         d = fields.copy()
-        d["votes"] = (*state.votes, (voter, target))
+        d["votes"] = state.votes + ((voter, target),)  # noqa: RUF005 (the unpacking builds a list first)
         d["_cache"] = {"mask": mask | bit, "tally": after, "bits": bits}
         new = _new(TabulaState)
         _set(new, "__dict__", d)

@@ -87,7 +87,7 @@ class TabulaRules:
 
     def public_deck(self, state: TabulaState) -> dict[str, Any]:
         """What everyone is told of the deck when the game starts."""
-        deck_counts = Counter(r.value for r in state.roles.values())
+        deck_counts = Counter(r._value_ for r in state.roles.values())
         return {"deck": dict(sorted(deck_counts.items()))}
 
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
@@ -95,7 +95,7 @@ class TabulaRules:
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
         for p in state.players:  # table.tell for each, inlined: a game starts with one per player
-            role = state.roles[p].value
+            role = state.roles[p]._value_  # .value is a property: a game starts with one per player
             table.knowledge[p] = [{"key": "role.dealt", "role": role}]
             table.events.append(Event("role.dealt", {"role": role}, (p,)))
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):

@@ -162,7 +162,7 @@ class TabulaState:
         living: tuple[str, ...] | None = memo.get("living")
         if living is None:
             alive = self.alive
-            living = memo["living"] = tuple(p for p in self.players if p in alive)
+            living = memo["living"] = tuple([p for p in self.players if p in alive])
         return living
 
     def voted(self) -> frozenset[str]:
