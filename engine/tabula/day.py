@@ -42,7 +42,7 @@ def nomination_targets(state: TabulaState) -> tuple[str, ...]:
 
 def ballot_voters(state: TabulaState) -> tuple[str, ...]:
     alive, walking, suspects = state.alive, state.marks.get("walking", ()), state.suspects
-    return tuple(p for p in state.players if (p in alive or p in walking) and p not in suspects)
+    return tuple([p for p in state.players if (p in alive or p in walking) and p not in suspects])
 
 
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
@@ -85,18 +85,24 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         # The whole running tally is in the public view; the event says what changed.
         return new, [new_event(("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
     if phase is BALLOT:
-        if voter in state.suspects:
+        suspects = state.suspects
+        if voter in suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
-        if not speaks_as_living(state, voter):
+        if voter not in state.alive and not speaks_as_living(state, voter):
             raise IllegalAction("ballot.ghost", "Ghosts do not vote in the ballot")
-        if target not in state.suspects:
-            names = " or ".join(state.suspects)
+        if target not in suspects:
+            names = " or ".join(suspects)
             raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",
-                                target=target, suspects=list(state.suspects))
+                                target=target, suspects=list(suspects))
         ballots = dict(state.ballots)
         changed = voter in ballots
         ballots[voter] = target
-        return state.in_phase("ballots", ballots), [
+        d = state.__dict__.copy()  # ``in_phase``, inlined
+        d["ballots"] = ballots
+        d["_cache"] = None
+        new = _new(TabulaState)
+        _set(new, "__dict__", d)
+        return new, [
             new_event(("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")

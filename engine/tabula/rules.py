@@ -126,8 +126,7 @@ class TabulaRules:
         if state.phase is BALLOT:
             voters = frozenset(day.ballot_voters(state))
             plain_vote: Options = (((VOTE, state.suspects),), {})
-            for player in voters:
-                table[player] = plain_vote
+            table.update(dict.fromkeys(voters, plain_vote))
         for player in powered.union(extra) if extra else powered:
             out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
             by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
