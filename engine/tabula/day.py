@@ -150,8 +150,9 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
+    alive, walking, roles = state.alive, state.marks.get("walking", ()), state.roles
     for v, t in state.ballots.items():  # a ballot counts if its voter is among ballot_voters
-        if t in counts and v not in counts and speaks_as_living(state, v) and v in state.roles:
+        if t in counts and v not in counts and (v in alive or v in walking) and v in roles:  # speaks_as_living
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts

@@ -97,7 +97,7 @@ class TabulaRules:
         for p in state.players:  # table.tell for each, inlined: a game starts with one per player
             role = state.roles[p]._value_  # .value is a property: a game starts with one per player
             table.knowledge[p] = [{"key": "role.dealt", "role": role}]
-            table.events.append(Event("role.dealt", {"role": role}, (p,)))
+            table.events.append(new_event(("role.dealt", {"role": role}, (p,), None)))
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
@@ -207,7 +207,8 @@ class TabulaRules:
             table: dict[str, Options] = memo["options"]
             if phase is NOMINATIONS:
                 vote = (VOTE, state.living())
-                found = tuple((p, (vote, *table[p][0])) for p in state.players)
+                alone = (vote,)  # most players' only choice: one tuple for them all
+                found = tuple([(p, (vote, *fixed) if (fixed := table[p][0]) else alone) for p in state.players])
             else:
                 found = tuple((p, table[p][0]) for p in state.players if table[p][0])
             found = memo["choices"] = found
@@ -339,9 +340,9 @@ class TabulaRules:
             done, more = end.finish(ended, outcome)
             return done, events + more
         if nxt is NOMINATIONS:
-            events.append(Event("phase.nominations", {"day": s.day + 1}))
+            events.append(new_event(("phase.nominations", {"day": s.day + 1}, None, None)))
         else:
-            events.append(Event("phase.night", {"night": s.night + 1}))
+            events.append(new_event(("phase.night", {"night": s.night + 1}, None, None)))
         return state, events
 
     # -- telling ----------------------------------------------------------------------------------
