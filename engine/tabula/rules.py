@@ -210,7 +210,7 @@ class TabulaRules:
                 alone = (vote,)  # most players' only choice: one tuple for them all
                 found = tuple([(p, (vote, *fixed) if (fixed := table[p][0]) else alone) for p in state.players])
             else:
-                found = tuple((p, table[p][0]) for p in state.players if table[p][0])
+                found = tuple([(p, fixed) for p in state.players if (fixed := table[p][0])])
             found = memo["choices"] = found
         if phase is not NOMINATIONS:
             return found
