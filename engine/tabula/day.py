@@ -12,9 +12,12 @@ their vote until the close, when all ballots are revealed. Most votes is lynched
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..errors import IllegalAction
 from ..suspects import two_suspects
-from ..types import BALLOT, NOMINATIONS, Action, Event, new_event
+from ..types import BALLOT, NOMINATIONS, Action, Event
 from .character import DAY_CLOSE_STEPS, steps_of
 from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
@@ -22,6 +25,9 @@ from .table import Table
 
 _new = object.__new__
 _set = object.__setattr__  # a state is frozen: a new one's fields are set once
+_event: Callable[[type[Event], tuple[str, dict[str, Any], tuple[str, ...] | None, None]], Event] = (
+    tuple.__new__)
+"""``Event(...)`` for the votes, without its Python-level ``__new__`` nor ``new_event``'s partial."""
 
 
 # -- who votes --------------------------------------------------------------------------------------
@@ -83,7 +89,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         # The whole running tally is in the public view; the event says what changed.
-        return new, [new_event(("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
+        return new, [_event(Event, ("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
     if phase is BALLOT:
         suspects = state.suspects
         if voter in suspects:
@@ -103,7 +109,7 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         return new, [
-            new_event(("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
+            _event(Event, ("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
 

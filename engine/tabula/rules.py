@@ -159,7 +159,7 @@ class TabulaRules:
         phase = state.phase
         if phase is OVER or player not in state.roles:
             return []
-        memo = state.__dict__.get("_phase") or state.phase_memo()
+        memo = state._phase or state.phase_memo()
         table: dict[str, Options] | None = memo.get("options")
         if table is None:
             table = memo["options"] = self._option_table(state)
@@ -189,7 +189,7 @@ class TabulaRules:
 
     @staticmethod
     def _has_voted(state: TabulaState, player: str) -> bool:
-        running = state.__dict__.get("_cache")
+        running = state._cache
         if running is None or "mask" not in running:
             running = state.running()
         return bool(running["mask"] & running["bits"][player])

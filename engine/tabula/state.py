@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from ..types import Outcome, Phase, Role, RuleSet, Verb
 
@@ -59,6 +59,12 @@ class TabulaState:
     """What each player has been told privately, in order."""
     outcome: Outcome | None = None
 
+    # Derived values, in slots every state has (see ``__post_init__``); read as attributes,
+    # written through ``__dict__`` (the state is frozen; they are not fields).
+    _game: ClassVar[dict[str, Any] | None]
+    _phase: ClassVar[dict[str, Any] | None]
+    _cache: ClassVar[dict[str, Any] | None]
+
     def __post_init__(self) -> None:
         # Every state's attributes in one layout, the fields in order and then the derived
         # values' slots (``_game``, ``_phase``, ``_cache``), which are set or emptied but never
@@ -98,7 +104,7 @@ class TabulaState:
 
     def cached(self, name: str, compute: Any) -> Any:
         """A value derived from this state, computed once (states never change)."""
-        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        cache: dict[str, Any] | None = self._cache
         if cache is None:
             cache = self.__dict__["_cache"] = {}
         if name not in cache:
@@ -108,14 +114,14 @@ class TabulaState:
     def phase_memo(self) -> dict[str, Any]:
         """Values derived from the fields that stay put within a phase (not ``IN_PHASE``),
         shared by the states of one phase. Whoever fills it derives only from those fields."""
-        memo: dict[str, Any] | None = self.__dict__.get("_phase")
+        memo: dict[str, Any] | None = self._phase
         if memo is None:
             memo = self.__dict__["_phase"] = {}
         return memo
 
     def game_memo(self) -> dict[str, Any]:
         """Values derived from the seating and the cards alone, which never change in a game."""
-        memo: dict[str, Any] | None = self.__dict__.get("_game")
+        memo: dict[str, Any] | None = self._game
         if memo is None:
             memo = self.__dict__["_game"] = {}
         return memo
@@ -156,7 +162,7 @@ class TabulaState:
 
     def living(self) -> tuple[str, ...]:
         """Living players in seating order (kept for the phase: it is asked for all the time)."""
-        memo = self.__dict__.get("_phase")
+        memo = self._phase
         if memo is None:
             memo = self.phase_memo()
         living: tuple[str, ...] | None = memo.get("living")
@@ -174,7 +180,7 @@ class TabulaState:
         """Today's nominations as a vote needs them, passed on from vote to vote: ``tally``
         (votes by target), ``mask`` (who has voted, one bit a seat) and ``bits`` (each
         player's bit, for the game)."""
-        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        cache: dict[str, Any] | None = self._cache
         if cache is not None and "mask" in cache:
             return cache
         bits: dict[str, int] | None = self.game_memo().get("bits")
