@@ -6,6 +6,7 @@ The surface is small and fixed::
     state, events = new_game(config, seed)
     legal_actions(state, player)  -> [Action]
     actors(state)                 -> players who may act now
+    choices(state)                -> each of them with his legal choices (at once)
     state, events = apply(state, action)          # or IllegalAction(reason)
     state, events = close_phase(state, phase_no)  # a stale phase_no changes nothing
     outcome(state)                -> Outcome | None
@@ -31,7 +32,7 @@ _ = _rulesets
 
 __all__ = [
     "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
-    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "close_phase", "from_dict", "from_json",
+    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase", "from_dict", "from_json",
     "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
     "theme_key", "themes", "to_json", "view",
 ]
@@ -80,6 +81,25 @@ _GROUPED: dict[RuleSet, Callable[[Any, str], list[tuple[Verb, tuple[str | None, 
 
 def actors(state: GameState) -> tuple[str, ...]:
     return rules_for(state.rules).actors(state)
+
+
+Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
+
+
+def choices(state: GameState) -> tuple[tuple[str, Choices], ...]:
+    """Every player who may act now (as ``actors``, in its order) with what he may do
+    (``legal_choices``, never empty): one question for the whole table, as a robot player or a
+    reminder asks it, instead of one per player."""
+    rules = rules_for(state.rules)
+    answer = getattr(rules, "choices", None)
+    if answer is not None:
+        return answer(state)  # type: ignore[no-any-return]
+    out = []
+    for p in rules.actors(state):
+        found = legal_choices(state, p)
+        if found:
+            out.append((p, tuple(found)))
+    return tuple(out)
 
 
 def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:

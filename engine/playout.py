@@ -8,25 +8,41 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from . import actors, apply, close_phase, legal_choices, new_game
+from . import choices, close_phase, new_game
 from .errors import IllegalAction
-from .ruleset import GameState
+from .ruleset import GameState, rules_for
 from .types import Action, Event, GameConfig, Phase
 
 OnStep = Callable[[Action | None, GameState, list[Event]], None]
 
 
 def random_moves(state: GameState, rnd: random.Random, eagerness: float = 0.9) -> list[Action]:
-    """One random legal action for each player who can act, each with probability ``eagerness``."""
+    """One random legal action for each player who can act, each with probability ``eagerness``:
+    a verb drawn uniformly among his choices, then a target among its targets."""
     moves = []
-    draw, choice = rnd.random, rnd.choice
-    for p in actors(state):  # in seating order, as all players were asked before: the same draws
-        options = legal_choices(state, p)
-        if options and draw() < eagerness:
+    draw, choice, bits = rnd.random, rnd.choice, rnd.getrandbits
+    exact = getattr(type(rnd), "_randbelow", None) is _WITH_BITS  # else choice() draws otherwise
+    for p, options in choices(state):  # in seating order, as all players were asked before: the same draws
+        if draw() < eagerness:
             verb, targets = options[0] if len(options) == 1 else choice(options)
-            moves.append(_action(Action, (p, verb, targets[0] if len(targets) == 1 else choice(targets))))
+            n = len(targets)
+            if n == 1:
+                target = targets[0]
+            elif exact:  # choice(targets), drawn as it draws, without its two calls
+                k = n.bit_length()
+                r = bits(k)
+                while r >= n:
+                    r = bits(k)
+                target = targets[r]
+            else:
+                target = choice(targets)
+            moves.append(_action(Action, (p, verb, target)))
     return moves
 
+
+_WITH_BITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
+"""How ``Random.choice`` draws an index (``getrandbits`` of the length's bit length until below
+it), which ``random_moves`` repeats inline; a generator that draws otherwise is asked ``choice``."""
 
 _action = tuple.__new__
 """``Action(...)`` without its Python-level ``__new__`` (a game makes some 300)."""
@@ -35,9 +51,10 @@ _action = tuple.__new__
 def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,
                on_step: OnStep | None = None) -> GameState:
     """Random moves for one phase, then its close."""
+    play = rules_for(state.rules).apply  # what engine.apply calls, asked once a phase
     for action in random_moves(state, rnd, eagerness):
         try:
-            state, events = apply(state, action)
+            state, events = play(state, action)
         except IllegalAction:
             continue  # an earlier move this phase changed what is legal (a drawn coin, a spent token)
         if on_step:

@@ -108,6 +108,8 @@ class Step:
     order: int
     name: str
     run: Callable[[Table], None] = field(compare=False)
+    role: Role | None = field(default=None, compare=False)
+    """The card without which the step has nothing to do (it is skipped in games without it)."""
 
 
 NIGHT_STEPS: list[Step] = []
@@ -117,9 +119,10 @@ DAY_CLOSE_STEPS: list[Step] = []
 """Run when the day ends (after the lynching), e.g. Hamlet's Skull passing."""
 
 ExtraPowers = Callable[[TabulaState], Iterable[tuple[str, Iterable[Power]]]]
-EXTRA_POWERS: list[ExtraPowers] = []
+EXTRA_POWERS: list[tuple[Role, ExtraPowers]] = []
 """Powers that come from something other than the card (a token held, a role copied): each
-hook names the few players who hold such powers in a state, with the powers."""
+hook names the few players who hold such powers in a state, with the powers; it is asked only
+in games where the card it belongs to was dealt."""
 
 
 def register(character: Character) -> Character:
@@ -127,27 +130,43 @@ def register(character: Character) -> Character:
     return character
 
 
-def night_step(order: int, name: str) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
+def night_step(order: int, name: str,
+               role: Role | None = None) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
     def deco(fn: Callable[[Table], None]) -> Callable[[Table], None]:
-        NIGHT_STEPS.append(Step(order, name, fn))
+        NIGHT_STEPS.append(Step(order, name, fn, role))
         NIGHT_STEPS.sort()
         return fn
 
     return deco
 
 
-def day_close_step(order: int, name: str) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
+def day_close_step(order: int, name: str,
+                   role: Role | None = None) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
     def deco(fn: Callable[[Table], None]) -> Callable[[Table], None]:
-        DAY_CLOSE_STEPS.append(Step(order, name, fn))
+        DAY_CLOSE_STEPS.append(Step(order, name, fn, role))
         DAY_CLOSE_STEPS.sort()
         return fn
 
     return deco
 
 
-def extra_powers(fn: ExtraPowers) -> ExtraPowers:
-    EXTRA_POWERS.append(fn)
-    return fn
+def extra_powers(role: Role) -> Callable[[ExtraPowers], ExtraPowers]:
+    def deco(fn: ExtraPowers) -> ExtraPowers:
+        EXTRA_POWERS.append((role, fn))
+        return fn
+
+    return deco
+
+
+def steps_of(state: TabulaState, steps: list[Step]) -> list[Step]:
+    """The steps of ``steps`` (``NIGHT_STEPS``, ``DAY_CLOSE_STEPS``) that can act in this game,
+    in order: a step that belongs to a card nobody was dealt is left out (kept for the game)."""
+    memo = state.game_memo()
+    key = "night_steps" if steps is NIGHT_STEPS else "day_close_steps"
+    found: list[Step] | None = memo.get(key)
+    if found is None:
+        found = memo[key] = [s for s in steps if s.role is None or state.dealt(s.role)]
+    return found
 
 
 # -- questions every module may ask about a player ------------------------------------------------
@@ -243,7 +262,11 @@ def extra_holders(state: TabulaState) -> dict[str, tuple[Power, ...]]:
     found: dict[str, tuple[Power, ...]] | None = memo.get("extra_powers")
     if found is None:
         found = {}
-        for extra in EXTRA_POWERS:
+        game = state.game_memo()
+        hooks: list[ExtraPowers] | None = game.get("extra_powers")
+        if hooks is None:
+            hooks = game["extra_powers"] = [fn for role, fn in EXTRA_POWERS if state.dealt(role)]
+        for extra in hooks:
             for player, powers in extra(state):
                 found[player] = (*found.get(player, ()), *powers)
         memo["extra_powers"] = found

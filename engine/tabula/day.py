@@ -12,13 +12,22 @@ their vote until the close, when all ballots are revealed. Most votes is lynched
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..errors import IllegalAction
 from ..suspects import two_suspects
-from ..types import BALLOT, NOMINATIONS, Action, Event, new_event
-from .character import DAY_CLOSE_STEPS
+from ..types import BALLOT, NOMINATIONS, Action, Event
+from .character import DAY_CLOSE_STEPS, steps_of
 from .order import first_in_order, tie_order, tie_rank
 from .state import TabulaState
 from .table import Table
+
+_new = object.__new__
+_set = object.__setattr__  # a state is frozen: a new one's fields are set once
+_event: Callable[[type[Event], tuple[str, dict[str, Any], tuple[str, ...] | None, None]], Event] = (
+    tuple.__new__)
+"""``Event(...)`` for the votes, without its Python-level ``__new__`` nor ``new_event``'s partial."""
 
 
 # -- who votes --------------------------------------------------------------------------------------
@@ -28,8 +37,9 @@ def speaks_as_living(state: TabulaState, player: str) -> bool:
 
 
 def nomination_voters(state: TabulaState) -> tuple[str, ...]:
-    voted = state.voted()
-    return tuple(p for p in state.players if p not in voted)
+    running = state.running()
+    mask, bits = running["mask"], running["bits"]
+    return tuple(p for p in state.players if not mask & bits[p])
 
 
 def nomination_targets(state: TabulaState) -> tuple[str, ...]:
@@ -38,7 +48,7 @@ def nomination_targets(state: TabulaState) -> tuple[str, ...]:
 
 def ballot_voters(state: TabulaState) -> tuple[str, ...]:
     alive, walking, suspects = state.alive, state.marks.get("walking", ()), state.suspects
-    return tuple(p for p in state.players if (p in alive or p in walking) and p not in suspects)
+    return tuple([p for p in state.players if (p in alive or p in walking) and p not in suspects])
 
 
 def tally(votes: list[str] | tuple[str, ...], state: TabulaState) -> list[list[object]]:
@@ -58,48 +68,50 @@ def vote(state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
     phase = state.phase
     if phase is NOMINATIONS:
         fields = state.__dict__
-        cache = fields.get("_cache")
-        if cache is None or "tally" not in cache:
-            state.cached("tally", _tally)
-            state.voted()
-            cache = fields["_cache"]
-        voted: frozenset[str] = cache["voted"]
-        if voter in voted:
+        running = fields.get("_cache")
+        if running is None or "mask" not in running:
+            running = state.running()
+        mask: int = running["mask"]
+        bits: dict[str, int] = running["bits"]
+        bit = bits[voter]
+        if mask & bit:
             raise IllegalAction("vote.already", "you have already voted: a nomination is final")
         if target not in state.alive:
             raise _not_living(state, target)
-        tally: dict[str, int] = cache["tally"]
+        tally: dict[str, int] = running["tally"]
         count = tally.get(target, 0) + 1
         after = tally.copy()
         after[target] = count
-        new = state.in_phase("votes", (*state.votes, (voter, target)),
-                             {"voted": voted.union((voter,)), "tally": after})
+        # A new state of the phase (``in_phase``, inlined: nine moves in ten are votes).
+        d = fields.copy()
+        d["votes"] = state.votes + ((voter, target),)  # noqa: RUF005 (the unpacking builds a list first)
+        d["_cache"] = {"mask": mask | bit, "tally": after, "bits": bits}
+        new = _new(TabulaState)
+        _set(new, "__dict__", d)
         # The whole running tally is in the public view; the event says what changed.
-        return new, [new_event(("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
+        return new, [_event(Event, ("day.vote", {"voter": voter, "target": target, "votes": count}, None, None))]
     if phase is BALLOT:
-        if voter in state.suspects:
+        suspects = state.suspects
+        if voter in suspects:
             raise IllegalAction("ballot.suspect", "suspects do not vote in the ballot")
-        if not speaks_as_living(state, voter):
+        if voter not in state.alive and not speaks_as_living(state, voter):
             raise IllegalAction("ballot.ghost", "Ghosts do not vote in the ballot")
-        if target not in state.suspects:
-            names = " or ".join(state.suspects)
+        if target not in suspects:
+            names = " or ".join(suspects)
             raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",
-                                target=target, suspects=list(state.suspects))
+                                target=target, suspects=list(suspects))
         ballots = dict(state.ballots)
         changed = voter in ballots
         ballots[voter] = target
-        return state.in_phase("ballots", ballots), [
-            new_event(("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
+        d = state.__dict__.copy()  # ``in_phase``, inlined
+        d["ballots"] = ballots
+        d["_cache"] = None
+        new = _new(TabulaState)
+        _set(new, "__dict__", d)
+        return new, [
+            _event(Event, ("day.ballot_taken", {"target": target, "changed": changed}, (voter,), None))
         ]
     raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
-
-
-def _tally(state: TabulaState) -> dict[str, int]:
-    """Nominations so far by target (passed on from vote to vote)."""
-    counts: dict[str, int] = {}
-    for _, t in state.votes:
-        counts[t] = counts.get(t, 0) + 1
-    return counts
 
 
 def _not_living(state: TabulaState, target: str) -> IllegalAction:
@@ -113,7 +125,7 @@ def ranked_nominations(state: TabulaState) -> list[tuple[str, int]]:
     """(player, nominations) of everyone nominated, by votes and then by the tie order."""
     rank = tie_rank(state)
     width = len(rank) + 1  # one key: more votes first, then the earlier in the tie order
-    counts: dict[str, int] = state.cached("tally", _tally)
+    counts: dict[str, int] = state.running()["tally"]
     return sorted(counts.items(), key=lambda kv: rank[kv[0]] - kv[1] * width)
 
 
@@ -144,8 +156,9 @@ def close_nominations(state: TabulaState) -> tuple[TabulaState, list[Event]]:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     counts = {s: 0 for s in state.suspects}
+    alive, walking, roles = state.alive, state.marks.get("walking", ()), state.roles
     for v, t in state.ballots.items():  # a ballot counts if its voter is among ballot_voters
-        if t in counts and v not in counts and speaks_as_living(state, v) and v in state.roles:
+        if t in counts and v not in counts and (v in alive or v in walking) and v in roles:  # speaks_as_living
             counts[t] += 1
     top = max(counts.values())
     return first_in_order(state, [s for s, n in counts.items() if n == top]), counts
@@ -159,6 +172,6 @@ def close_ballot(state: TabulaState) -> tuple[Table, str]:
     table.announce("day.ballots", ballots=ballots, counts=counts, lynched=lynched)
     table.lynched.append(lynched)
     table.kill(lynched, "lynched")
-    for step in DAY_CLOSE_STEPS:
+    for step in steps_of(state, DAY_CLOSE_STEPS):
         step.run(table)
     return table, lynched

@@ -8,7 +8,7 @@ Darius): each registers an override here, from its own module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..types import Event, Outcome, Phase, Team
 from .character import CHARACTERS, team_of
@@ -25,7 +25,7 @@ def override(fn: Override) -> Override:
     return fn
 
 
-def counted_living(state: TabulaState) -> list[str]:
+def counted_living(state: TabulaState) -> Sequence[str]:
     """Living characters as the end of the game counts them."""
     memo = state.game_memo()
     uncounted: frozenset[str] | None = memo.get("uncounted")
@@ -33,13 +33,13 @@ def counted_living(state: TabulaState) -> list[str]:
         uncounted = memo["uncounted"] = frozenset(
             p for p in state.players if not CHARACTERS[state.roles[p]].counts_living)
     living = state.living()
-    return [p for p in living if p not in uncounted] if uncounted else list(living)
+    return [p for p in living if p not in uncounted] if uncounted else living
 
 
 def check(state: TabulaState) -> Outcome | None:
     living = counted_living(state)
     members = pack_of(state)
-    wolves = sum(1 for p in living if p in members)
+    wolves = len(members.intersection(living))
     if wolves == 0:
         team, reason = Team.HUMANS, "end.werewolves_dead"
     elif wolves >= len(living) - wolves:

@@ -8,14 +8,14 @@ Dr. Jekyll, the Werewolves (Lara just before), the Mythomaniac, the deadly Owl-m
 from __future__ import annotations
 
 from ..types import RuleSet
-from .character import NIGHT_STEPS
+from .character import NIGHT_STEPS, steps_of
 from .state import TabulaState
 from .table import Table
 
 
 def resolve(state: TabulaState) -> Table:
     table = Table(state, "night")
-    for step in NIGHT_STEPS:
+    for step in steps_of(state, NIGHT_STEPS):
         step.run(table)
     died = [p for p, _ in table.died_now]
     if len(died) > 1 and state.rules is RuleSet.TABULA:

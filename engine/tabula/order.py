@@ -34,7 +34,7 @@ def tie_rank(state: TabulaState) -> dict[str, int]:
     ref = reference(state)
     rank = by_reference.get(ref)
     if rank is None:
-        rank = by_reference[ref] = {p: i for i, p in enumerate(tie_order(state))}
+        rank = by_reference[ref] = dict(zip(tie_order(state), range(len(state.players)), strict=True))
     return rank
 
 

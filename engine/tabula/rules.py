@@ -36,7 +36,8 @@ _ = _characters, themes
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
 #: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
-Options = tuple[tuple[tuple[Verb, tuple[str | None, ...]], ...], dict[Verb, tuple[Power, tuple[str | None, ...]]]]
+Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
+Options = tuple[Choices, dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
 @functools.lru_cache(maxsize=256)
@@ -49,6 +50,12 @@ def check_names(players: tuple[str, ...]) -> None:
         if not p or not p.strip() or p != p.strip() or any(c.isspace() for c in p) or ":" in p or p.startswith("#"):
             raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')",
                                name=p)
+
+
+@functools.cache
+def acting_phases(role: Role) -> tuple[Phase, ...]:
+    """The phases in which the card holds a power (none for most cards)."""
+    return tuple(phase for phase in Phase if any(phase in pw.phases for pw in CHARACTERS[role].powers))
 
 
 class TabulaRules:
@@ -80,7 +87,7 @@ class TabulaRules:
 
     def public_deck(self, state: TabulaState) -> dict[str, Any]:
         """What everyone is told of the deck when the game starts."""
-        deck_counts = Counter(r.value for r in state.roles.values())
+        deck_counts = Counter(r._value_ for r in state.roles.values())
         return {"deck": dict(sorted(deck_counts.items()))}
 
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
@@ -88,9 +95,9 @@ class TabulaRules:
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
         for p in state.players:  # table.tell for each, inlined: a game starts with one per player
-            role = state.roles[p].value
+            role = state.roles[p]._value_  # .value is a property: a game starts with one per player
             table.knowledge[p] = [{"key": "role.dealt", "role": role}]
-            table.events.append(Event("role.dealt", {"role": role}, (p,)))
+            table.events.append(new_event(("role.dealt", {"role": role}, (p,), None)))
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
@@ -119,8 +126,7 @@ class TabulaRules:
         if state.phase is BALLOT:
             voters = frozenset(day.ballot_voters(state))
             plain_vote: Options = (((VOTE, state.suspects),), {})
-            for player in voters:
-                table[player] = plain_vote
+            table.update(dict.fromkeys(voters, plain_vote))
         for player in powered.union(extra) if extra else powered:
             out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
             by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
@@ -140,10 +146,12 @@ class TabulaRules:
         memo = state.game_memo()
         powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
         if powered is None:
-            cards = {p: CHARACTERS[state.roles[p]].powers for p in state.players}
-            powered = memo["powered"] = {
-                phase: frozenset(p for p, powers in cards.items() if any(phase in pw.phases for pw in powers))
-                for phase in Phase}
+            found: dict[Phase, list[str]] = {phase: [] for phase in Phase}
+            roles = state.roles
+            for p in state.players:
+                for phase in acting_phases(roles[p]):
+                    found[phase].append(p)
+            powered = memo["powered"] = {phase: frozenset(ps) for phase, ps in found.items()}
         return powered
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
@@ -151,14 +159,12 @@ class TabulaRules:
         phase = state.phase
         if phase is OVER or player not in state.roles:
             return []
-        memo = state.__dict__.get("_phase") or state.phase_memo()
+        memo = state._phase or state.phase_memo()
         table: dict[str, Options] | None = memo.get("options")
         if table is None:
             table = memo["options"] = self._option_table(state)
         fixed = table[player][0]
-        cache = state.__dict__.get("_cache")  # state.voted(), without the call when known
-        voted = cache.get("voted") if cache is not None else None
-        if phase is NOMINATIONS and player not in (state.voted() if voted is None else voted):
+        if phase is NOMINATIONS and not self._has_voted(state, player):
             living = memo.get("living") or state.living()
             return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
         return list(fixed)
@@ -177,8 +183,44 @@ class TabulaRules:
             fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
         if state.phase is not NOMINATIONS:
             return fixed
-        voted = state.voted()
-        return tuple(p for p in state.players if p not in voted or p in fixed)
+        running = state.running()
+        mask, bits = running["mask"], running["bits"]
+        return tuple(p for p in state.players if not mask & bits[p] or p in fixed)
+
+    @staticmethod
+    def _has_voted(state: TabulaState, player: str) -> bool:
+        running = state._cache
+        if running is None or "mask" not in running:
+            running = state.running()
+        return bool(running["mask"] & running["bits"][player])
+
+    def choices(self, state: TabulaState) -> tuple[tuple[str, Choices], ...]:
+        """Every actor with his legal choices (``engine.choices``): derived once a phase; in the
+        nominations, less the votes of those who have cast theirs."""
+        phase = state.phase
+        if phase is OVER:
+            return ()
+        memo = state.phase_memo()
+        found: tuple[tuple[str, Choices], ...] | None = memo.get("choices")
+        if found is None:
+            self._options(state, state.players[0])
+            table: dict[str, Options] = memo["options"]
+            if phase is NOMINATIONS:
+                vote = (VOTE, state.living())
+                alone = (vote,)  # most players' only choice: one tuple for them all
+                found = tuple([(p, (vote, *fixed) if (fixed := table[p][0]) else alone) for p in state.players])
+            else:
+                found = tuple([(p, fixed) for p in state.players if (fixed := table[p][0])])
+            found = memo["choices"] = found
+        if phase is not NOMINATIONS:
+            return found
+        running = state.running()
+        mask, bits = running["mask"], running["bits"]
+        if not mask:
+            return found
+        table = memo["options"]
+        return tuple(pc if not mask & bits[pc[0]] else (pc[0], table[pc[0]][0])
+                     for pc in found if not mask & bits[pc[0]] or table[pc[0]][0])
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
@@ -298,9 +340,9 @@ class TabulaRules:
             done, more = end.finish(ended, outcome)
             return done, events + more
         if nxt is NOMINATIONS:
-            events.append(Event("phase.nominations", {"day": s.day + 1}))
+            events.append(new_event(("phase.nominations", {"day": s.day + 1}, None, None)))
         else:
-            events.append(Event("phase.night", {"night": s.night + 1}))
+            events.append(new_event(("phase.night", {"night": s.night + 1}, None, None)))
         return state, events
 
     # -- telling ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from ..types import Outcome, Phase, Role, RuleSet, Verb
 
@@ -59,6 +59,21 @@ class TabulaState:
     """What each player has been told privately, in order."""
     outcome: Outcome | None = None
 
+    # Derived values, in slots every state has (see ``__post_init__``); read as attributes,
+    # written through ``__dict__`` (the state is frozen; they are not fields).
+    _game: ClassVar[dict[str, Any] | None]
+    _phase: ClassVar[dict[str, Any] | None]
+    _cache: ClassVar[dict[str, Any] | None]
+
+    def __post_init__(self) -> None:
+        # Every state's attributes in one layout, the fields in order and then the derived
+        # values' slots (``_game``, ``_phase``, ``_cache``), which are set or emptied but never
+        # removed: copies keep the layout, and Python's attribute caches, keyed by where an
+        # attribute sits, hold for every state (a state whose layout differs misses them).
+        d = dict(self.__dict__)
+        d["_game"] = d["_phase"] = d["_cache"] = None
+        _set(self, "__dict__", d)
+
     # -- helpers -------------------------------------------------------------------------------
     def evolve(self, **changes: Any) -> TabulaState:
         """A copy with some fields changed (faster than dataclasses.replace).
@@ -68,11 +83,11 @@ class TabulaState:
         only in-phase fields change, as they do for every vote and choice of a phase."""
         d = self.__dict__.copy()
         d.update(changes)
-        d.pop("_cache", None)
-        if "_phase" in d and not changes.keys() <= IN_PHASE:
-            del d["_phase"]
+        d["_cache"] = None
+        if not changes.keys() <= IN_PHASE:
+            d["_phase"] = None
             if "players" in changes or "roles" in changes:
-                d.pop("_game", None)
+                d["_game"] = None
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         return new
@@ -82,17 +97,14 @@ class TabulaState:
         kept, with values derived incrementally for the new state (``cache``)."""
         d = self.__dict__.copy()
         d[name] = value
-        if cache is None:
-            d.pop("_cache", None)
-        else:
-            d["_cache"] = cache
+        d["_cache"] = cache
         new = _new(TabulaState)
         _set(new, "__dict__", d)
         return new
 
     def cached(self, name: str, compute: Any) -> Any:
         """A value derived from this state, computed once (states never change)."""
-        cache: dict[str, Any] | None = self.__dict__.get("_cache")
+        cache: dict[str, Any] | None = self._cache
         if cache is None:
             cache = self.__dict__["_cache"] = {}
         if name not in cache:
@@ -102,14 +114,14 @@ class TabulaState:
     def phase_memo(self) -> dict[str, Any]:
         """Values derived from the fields that stay put within a phase (not ``IN_PHASE``),
         shared by the states of one phase. Whoever fills it derives only from those fields."""
-        memo: dict[str, Any] | None = self.__dict__.get("_phase")
+        memo: dict[str, Any] | None = self._phase
         if memo is None:
             memo = self.__dict__["_phase"] = {}
         return memo
 
     def game_memo(self) -> dict[str, Any]:
         """Values derived from the seating and the cards alone, which never change in a game."""
-        memo: dict[str, Any] | None = self.__dict__.get("_game")
+        memo: dict[str, Any] | None = self._game
         if memo is None:
             memo = self.__dict__["_game"] = {}
         return memo
@@ -150,24 +162,41 @@ class TabulaState:
 
     def living(self) -> tuple[str, ...]:
         """Living players in seating order (kept for the phase: it is asked for all the time)."""
-        memo = self.__dict__.get("_phase")
+        memo = self._phase
         if memo is None:
             memo = self.phase_memo()
         living: tuple[str, ...] | None = memo.get("living")
         if living is None:
             alive = self.alive
-            living = memo["living"] = tuple(p for p in self.players if p in alive)
+            living = memo["living"] = tuple([p for p in self.players if p in alive])
         return living
 
     def voted(self) -> frozenset[str]:
-        """Who has cast a nomination today (passed on from vote to vote)."""
-        cache = self.__dict__.get("_cache")
-        if cache is not None:
-            found: frozenset[str] | None = cache.get("voted")
-            if found is not None:
-                return found
+        """Who has cast a nomination today."""
         voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
         return voted
+
+    def running(self) -> dict[str, Any]:
+        """Today's nominations as a vote needs them, passed on from vote to vote: ``tally``
+        (votes by target), ``mask`` (who has voted, one bit a seat) and ``bits`` (each
+        player's bit, for the game)."""
+        cache: dict[str, Any] | None = self._cache
+        if cache is not None and "mask" in cache:
+            return cache
+        bits: dict[str, int] | None = self.game_memo().get("bits")
+        if bits is None:
+            bits = self.game_memo()["bits"] = {p: 1 << i for i, p in enumerate(self.players)}
+        mask = 0
+        tally: dict[str, int] = {}
+        for v, t in self.votes:
+            mask |= bits[v]
+            tally[t] = tally.get(t, 0) + 1
+        found = {"mask": mask, "tally": tally, "bits": bits}
+        if cache is None:
+            self.__dict__["_cache"] = found
+        else:
+            cache.update(found)
+        return found
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..rng import rng as derive_rng
-from ..types import Event, Role
+from ..types import Event, Role, new_event
 from . import character as ch
 from .state import Fact, TabulaState, frozen
 
@@ -112,10 +112,10 @@ class Table:
                 knowledge[p] = [fact]
             else:
                 told.append(fact)
-        self.events.append(Event(key, data, to, channel))
+        self.events.append(new_event((key, data, to, channel)))
 
     def announce(self, key: str, **data: Any) -> None:
-        self.events.append(Event(key, data))
+        self.events.append(new_event((key, data, None, None)))
 
     # -- dying ------------------------------------------------------------------------------------
     def kill(self, player: str, cause: str) -> bool:

@@ -45,6 +45,10 @@ def same_options(state: engine.GameState) -> None:
     assert engine.actors(state) == engine.actors(again)
     for p in state.players:
         assert engine.legal_choices(state, p) == engine.legal_choices(again, p)
+    # The whole table at once says what each actor, asked alone, is told.
+    asked = tuple((p, tuple(engine.legal_choices(state, p))) for p in engine.actors(state))
+    assert engine.choices(state) == engine.choices(again) == asked
+    assert all(options for _, options in asked)
 
 
 @pytest.mark.parametrize("deck", [BASE, EXPANSION], ids=["base", "expansion"])
@@ -85,3 +89,17 @@ def test_sibling_states_keep_their_own_nominations() -> None:
     assert events[0].data["votes"] == 2
     assert engine.apply(right, Action(a, Verb.VOTE, target))[1][0].data["votes"] == 2
     assert engine.public_view(both) == engine.public_view(fresh(both))
+
+
+@pytest.mark.parametrize("rules", [RuleSet.AURA, RuleSet.LUPUSBURG])
+def test_the_whole_table_at_once_in_every_rule_set(rules: RuleSet) -> None:
+    """``engine.choices`` (a rule set's own, or asked player by player) agrees with ``actors``
+    and ``legal_choices`` at every step of random games."""
+    from engine.playout import play_out
+
+    def check(action: Action | None, state: engine.GameState, events: list[engine.Event]) -> None:
+        asked = tuple((p, tuple(found)) for p in engine.actors(state) if (found := engine.legal_choices(state, p)))
+        assert engine.choices(state) == asked
+
+    for seed in range(3):
+        play_out(GameConfig(rules, tuple(f"p{i}" for i in range(6))), seed, random.Random(seed), on_step=check)

@@ -25,7 +25,7 @@ REVIVE = Power(Verb.REVIVE, "revive:{actor}", no_target=True, as_ghost=True, whe
 BARON_SAMEDI = register(Character(Role.BARON_SAMEDI, Team.HUMANS, powers=(REVIVE,)))
 
 
-@night_step(50, "baron_samedi")
+@night_step(50, "baron_samedi", Role.BARON_SAMEDI)
 def zombie(table: Table) -> None:
     s = table.start
     for baron, _ in table.choices_with_prefix("revive:"):

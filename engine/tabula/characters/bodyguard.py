@@ -19,7 +19,7 @@ GUARD = Power(Verb.PROTECT, "protect:{actor}", when=_from_second_night,
 BODYGUARD = register(Character(Role.BODYGUARD, Team.HUMANS, powers=(GUARD,), min_players=11))
 
 
-@night_step(40, "bodyguard")
+@night_step(40, "bodyguard", Role.BODYGUARD)
 def protect(table: Table) -> None:
     for actor, target in table.choices_with_prefix("protect:"):
         if actor in table.start.alive and target is not None:

@@ -24,7 +24,7 @@ DARIUS = register(Character(Role.DARIUS, Team.DARIUS, reads_as_were=True, wicked
                             powers=(SIGHT,), min_players=9))
 
 
-@night_step(32, "darius")
+@night_step(32, "darius", Role.DARIUS)
 def darius_looks(table: Table) -> None:
     look(table, SLOT, "darius.result")
 

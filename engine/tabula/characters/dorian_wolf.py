@@ -38,7 +38,7 @@ DORIAN_WOLF = register(Character(Role.DORIAN_WOLF, Team.HUMANS, powers=(GIVE, re
                                  min_players=12))
 
 
-@night_step(12, "dorian_wolf")
+@night_step(12, "dorian_wolf", Role.DORIAN_WOLF)
 def give_portrait(table: Table) -> None:
     s = table.start
     if s.night != 1:

@@ -29,7 +29,7 @@ def _potions(table: Table) -> list[tuple[str, str]]:
     return [(j, t) for j, t in table.choices_with_prefix("potion:") if j in table.start.alive and t is not None]
 
 
-@night_step(28, "dr_jekyll.tile")
+@night_step(28, "dr_jekyll.tile", Role.DR_JEKYLL)
 def place_potion(table: Table) -> None:
     if table.start.rules is not RuleSet.AURA:
         return
@@ -38,7 +38,7 @@ def place_potion(table: Table) -> None:
         table.announce("dr_jekyll.potion", target=target)
 
 
-@night_step(60, "dr_jekyll")
+@night_step(60, "dr_jekyll", Role.DR_JEKYLL)
 def mr_hyde(table: Table) -> None:
     for jekyll, target in _potions(table):
         if table.start.rules is not RuleSet.AURA:

@@ -14,6 +14,6 @@ LOOK = Power(Verb.SEE, SLOT)
 FORTUNE_TELLER = register(Character(Role.FORTUNE_TELLER, Team.HUMANS, powers=(LOOK,), channel=SLOT, min_players=16))
 
 
-@night_step(ORDER + 1, "fortune_teller")
+@night_step(ORDER + 1, "fortune_teller", Role.FORTUNE_TELLER)
 def fortune_teller_looks(table: Table) -> None:
     look(table, SLOT, "fortune_teller.result")

@@ -42,7 +42,7 @@ PASS = Power(Verb.SKULL, "skull_pass:{actor}", phases=frozenset({Phase.NOMINATIO
              when=_holds_skull, why_not="only the Skull's holder passes it, by day")
 
 
-@extra_powers
+@extra_powers(Role.HAMLET)
 def skull_holder(state: TabulaState) -> Iterable[tuple[str, Iterable[Power]]]:
     holder = state.marks.get(TOKEN)
     return [(holder, (PASS,))] if holder is not None else []
@@ -62,7 +62,7 @@ HAMLET = register(Character(Role.HAMLET, Team.HUMANS, powers=(GIVE, PEEK, reveal
                             min_players=12))
 
 
-@night_step(14, "hamlet")
+@night_step(14, "hamlet", Role.HAMLET)
 def first_night(table: Table) -> None:
     s = table.start
     if s.night != 1:
@@ -76,7 +76,7 @@ def first_night(table: Table) -> None:
             table.announce("hamlet.skull", holder=target)
 
 
-@day_close_step(10, "hamlet.skull_passes")
+@day_close_step(10, "hamlet.skull_passes", Role.HAMLET)
 def pass_skull(table: Table) -> None:
     holder = table.marks.get(TOKEN)
     if holder is None:

@@ -22,7 +22,7 @@ LARA = register(Character(Role.LARA, Team.WEREWOLVES, reads_as_were=True, wicked
                           on_deal=_deal, channel=werewolf.CHANNEL))
 
 
-@night_step(werewolf.ORDER - 5, "lara")
+@night_step(werewolf.ORDER - 5, "lara", Role.LARA)
 def lara_turns_on_the_pack(table: Table) -> None:
     s = table.start
     for lara in table.holders(Role.LARA):

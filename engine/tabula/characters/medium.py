@@ -10,7 +10,7 @@ from ..table import Table
 MEDIUM = register(Character(Role.MEDIUM, Team.HUMANS, min_players=9))
 
 
-@night_step(20, "medium")
+@night_step(20, "medium", Role.MEDIUM)
 def medium_learns(table: Table) -> None:
     s = table.start
     if s.night < 2 or not s.lynched:

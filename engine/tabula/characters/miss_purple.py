@@ -12,7 +12,7 @@ from ..table import Table
 MISS_PURPLE = register(Character(Role.MISS_PURPLE, Team.HUMANS, min_players=9))
 
 
-@night_step(22, "miss_purple")
+@night_step(22, "miss_purple", Role.MISS_PURPLE)
 def miss_purple_learns(table: Table) -> None:
     s = table.start
     if s.night < 2:

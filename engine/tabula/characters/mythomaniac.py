@@ -39,13 +39,13 @@ MYTHOMANIAC = register(Character(Role.MYTHOMANIAC, Team.HUMANS, powers=(MIMIC,),
 COPYABLE = (Role.SEER, Role.FORTUNE_TELLER)
 
 
-@extra_powers
+@extra_powers(Role.MYTHOMANIAC)
 def copied_powers(state: TabulaState) -> Iterable[tuple[str, Iterable[Power]]]:
     """A Mythomaniac who became someone holds that character's powers."""
     return [(p, CHARACTERS[Role(r)].powers) for p, r in state.marks.get("became", {}).items() if p in state.roles]
 
 
-@night_step(80, "mythomaniac")
+@night_step(80, "mythomaniac", Role.MYTHOMANIAC)
 def mimic(table: Table) -> None:
     s = table.start
     for myth, target in table.choices_with_prefix("mimic:"):

@@ -34,7 +34,7 @@ def owl_pick(table: Table) -> str | None:
     return None
 
 
-@night_step(33, "owl_man")
+@night_step(33, "owl_man", Role.OWL_MAN)
 def hoot(table: Table) -> None:
     table.marks.pop("owl", None)
     target = owl_pick(table)
@@ -42,7 +42,7 @@ def hoot(table: Table) -> None:
         table.marks["owl"] = target
 
 
-@night_step(95, "owl_man.deadly")
+@night_step(95, "owl_man.deadly", Role.OWL_MAN)
 def deadly_hoot(table: Table) -> None:
     target = table.marks.get("owl")
     if target is None or not deadly(table.start):

@@ -54,6 +54,6 @@ def _aura_look(table: Table, slot: str, key: str) -> None:
 SEEING_SLOTS = {"seer", "fortune_teller"}
 
 
-@night_step(ORDER, "seer")
+@night_step(ORDER, "seer", Role.SEER)
 def seer_looks(table: Table) -> None:
     look(table, "seer", "seer.result")

@@ -12,7 +12,7 @@ from ..table import Table
 WERECOW = register(Character(Role.WERECOW, Team.WEREWOLVES, reads_as_were=True, wicked=True, min_players=12))
 
 
-@night_step(10, "werecow")
+@night_step(10, "werecow", Role.WERECOW)
 def werecow_sees_hands(table: Table) -> None:
     s = table.start
     if s.night != 1:
