@@ -23,6 +23,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,18 @@ def _play(table: Table, worker: Worker, between: Any, phases: int) -> None:
 
 
 def _drain(table: Table, db: Engine, worker: Worker) -> None:
-    # Game time goes on while the last texts drain (a backoff after an error is game time too).
-    wait(lambda: table.advance(minutes=10) or _settled(db), worker, timeout=90, why="the outbox to drain")
+    # Game time goes on while the last texts drain (a backoff after an error is game time too), but
+    # not up to a running game's next deadline: a phase closed meanwhile would write new texts after
+    # the outbox was seen drained.
+    game = table.game()
+    stop = game.deadline - timedelta(minutes=11) if game.status == "running" and game.deadline else None
+
+    def drained() -> bool:
+        if stop is None or table.clock.now < stop:
+            table.advance(minutes=10)
+        return _settled(db)
+
+    wait(drained, worker, timeout=90, why="the outbox to drain")
 
 
 def _taken_once(db: Engine, sent: list[int]) -> None:
