@@ -14,28 +14,29 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
 from sqlalchemy import Engine, bindparam
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 import engine
 
-from . import grammar, host, lobby, play, rematch, volunteers
+from . import play
 from .context import Ctx
 from .db import Conflict, bump, insert_new, is_sqlite, lock_game, make_engine, transaction
-from .grammar import Parsed, parse
+from .grammar import parse
 from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
+from .routing import ACTIVE, dispatch
 from .settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 AfterCommit = Callable[[Sequence[int]], None]
-ACTIVE = ("lobby", "running")
 
 
 #: Who wrote (built once: see ``service.db``).
@@ -44,6 +45,30 @@ _IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Ide
 
 def _noop(_ids: Sequence[int]) -> None:
     return None
+
+
+class _Repeat(Exception):
+    """A repeat delivery: answered [], and its transaction rolled back (see ``Service._inbound``)."""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message to act on. ``chat``: the group it was written in (a Telegram group's chat id),
+    None for a private message, which also proves we may write to him privately. ``resubscribe``:
+    whether the message lifts an opt-out (an SMS number that texted STOP stays opted out until
+    START, but what it texts meanwhile still counts in the game). ``stop``: the message is an
+    opt-out (SMS STOP): logged once like any message, the identity opted out, nothing else done.
+    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``)."""
+
+    channel: str
+    address: str
+    external_id: str
+    text: str
+    display_name: str | None = None
+    chat: str | None = None
+    resubscribe: bool = True
+    stop: bool = False
+    overheard: bool = False
 
 
 class Service:
@@ -94,19 +119,73 @@ class Service:
     def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
                        display_name: str | None = None, *, chat: str | None = None,
                        resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]:
-        """Act on one message once. Returns the replies to its sender (already in the outbox:
-        a channel must not send them itself). A repeat delivery returns [] and changes nothing.
+        """Act on one message once (``Incoming`` says what each argument means). Returns the replies to its
+        sender (already in the outbox: a channel must not send them itself). A repeat delivery
+        returns [] and changes nothing."""
+        work = self._inbound(Incoming(channel, address, external_id, text, display_name, chat=chat,
+                                      resubscribe=resubscribe, stop=stop, overheard=overheard))
+        try:
+            return self._run(work)
+        except _Repeat:
+            return []
 
-        ``chat``: the group it was written in (a Telegram group's chat id), None for a private
-        message, which also proves we may write to him privately. ``resubscribe``: whether the
-        message lifts an opt-out (an SMS number that texted STOP stays opted out until START, but
-        what it texts meanwhile still counts in the game). ``stop``: the message is an opt-out
-        (SMS STOP): logged once like any message, the identity opted out, nothing else done.
-        ``overheard``: plain talk typed in the group ``chat`` (see ``_overheard``)."""
+    def handle_inbound_many(self, messages: Sequence[Incoming]) -> list[list[str] | Exception]:
+        """Act on each message once, all of them in one transaction when they can be (group commit:
+        the web process hands over what arrived while the previous transaction ran, so a busy game
+        night costs one BEGIN, COMMIT and WAL flush for many moves). The messages run in order, so
+        each sees the ones before it exactly as if they had been sent one by one. Should anything
+        fail (a conflict, a lock held too long, a bug in one command), the whole transaction is
+        rolled back and every message is run alone as ``handle_inbound`` runs it, so one bad
+        message costs the others nothing. Returns each message's replies, or the
+        exception that message alone raised."""
+        works = [self._inbound(m) for m in messages]
+        if len(works) > 1:
+            try:
+                return list(self._run_together(works))
+            except Exception as e:
+                log.info("%d commands run one by one after %s", len(works), type(e).__name__)
+        out: list[list[str] | Exception] = []
+        for work in works:
+            try:
+                out.append(self._run(work))
+            except _Repeat:
+                out.append([])
+            except Exception as e:
+                out.append(e)
+        return out
 
+    def _run_together(self, works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
+                      ) -> list[list[str]]:
+        results: list[list[str]] = []
+        ctxs: list[Ctx] = []
+        with transaction(self.db) as session:
+            if not is_sqlite(str(self.db.url)):
+                # A lock wait here is another transaction's game (the worker closing a phase, another
+                # web process's batch, locking its games in another order): give up soon and run
+                # one by one rather than wait out PostgreSQL's one-second deadlock check.
+                session.connection().exec_driver_sql("SET LOCAL lock_timeout = '200ms'")
+            now = self.clock()
+            for work in works:
+                try:
+                    result, ctx = work(session, now)
+                except _Repeat:  # raised before it changed anything (see _inbound)
+                    result, ctx = [], None
+                if ctx is not None:
+                    ctx.merge_sms()
+                    ctxs.append(ctx)
+                results.append(result)
+        ids = [o.id for ctx in ctxs for o in ctx.written if o.id is not None and o.status == "pending"]
+        if ids:
+            self.after_commit(ids)
+        return results
+
+    def _inbound(self, m: Incoming) -> Callable[[Session, datetime], tuple[list[str], Ctx | None]]:
+        """The transaction's work for one message; it raises ``_Repeat`` for a repeat delivery."""
+        channel, address, external_id, chat = m.channel, m.address, m.external_id, m.chat
+        resubscribe, stop, overheard = m.resubscribe, m.stop, m.overheard
         # A NUL byte is no text anyone typed, and PostgreSQL refuses to store one: drop them.
-        text = text.replace("\x00", "")
-        display_name = display_name.replace("\x00", "") if display_name else display_name
+        text = m.text.replace("\x00", "")
+        display_name = m.display_name.replace("\x00", "") if m.display_name else m.display_name
 
         def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
             if overheard:
@@ -120,23 +199,25 @@ class Service:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
                                     language=self.settings.DEFAULT_LANGUAGE, created_at=now)
                 session.add(identity)
-            # Only what changes is set: an attribute set to its own value still makes the flush below
-            # walk the unit of work for nothing, and most messages come from someone known and reachable.
+            group = self._group(session, channel, chat, now) if chat is not None else None
+            if newcomer or (group is not None and group.id is None):
+                session.flush()
+            # Logged first thing: the inbound log's unique key is what makes a message act once. Before
+            # this nothing is changed but who wrote being created, so a repeat in a batch (which has no
+            # savepoint to roll back to: handle_inbound_many) leaves nothing behind either.
+            inbound_id = insert_new(session, Inbound, ("channel", "external_id"), channel=channel,
+                                    external_id=external_id, identity_id=identity.id, text=text[:4000],
+                                    received_at=now)
+            if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
+                raise _Repeat
+            # Only what changes is set: an attribute set to its own value still makes a flush walk the
+            # unit of work for nothing, and most messages come from someone known and reachable.
             if (stop or resubscribe) and identity.opted_out != stop:
                 identity.opted_out = stop
             if chat is None and not (identity.direct and not identity.unreachable):
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
-            group = self._group(session, channel, chat, now) if chat is not None else None
-            session.flush()
-            # Logged first thing: the inbound log's unique key is what makes a message act once.
-            inbound_id = insert_new(session, Inbound, ("channel", "external_id"), channel=channel,
-                                    external_id=external_id, identity_id=identity.id, text=text[:4000],
-                                    received_at=now)
-            if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
-                session.rollback()
-                return [], None
             ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group)
             if stop:
                 session.add(identity)
@@ -150,7 +231,7 @@ class Service:
             session.add(identity)
             return ctx.replies, ctx
 
-        return self._run(work)
+        return work
 
     def _overheard(self, session: Session, now: datetime, channel: str, address: str, external_id: str,
                    text: str, chat: str) -> Ctx | None:
@@ -248,154 +329,3 @@ class Service:
             return True, ctx
 
         return self._run(work)
-
-
-# -- routing ---------------------------------------------------------------------------------------
-def dispatch(ctx: Ctx, p: Parsed) -> None:
-    verb = p.verb
-    if verb == "new":
-        return lobby.new(ctx, p)
-    if verb == "lang":
-        return play.lang(ctx, p)
-    if verb == "digest":
-        return play.digest(ctx, p)
-    if verb == "tz":
-        return play.timezone(ctx, p)
-    if verb == "games":
-        return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
-    if verb == "join":
-        code = p.args[0].lstrip("#").upper() if p.args else p.code
-        room = _locked_code(ctx, code) if code else None
-        if code and room is None:
-            return ctx.reply("svc.join.unknown_game", code=code)
-        return lobby.join(ctx, p, room)
-    if verb == "volunteer":
-        return _volunteer(ctx, p)
-    room = pick(ctx, p)
-    if room is None:
-        return None
-    ctx.session.add(room.game)
-    handler = ROUTES.get(verb or "")
-    if p.is_move:
-        play.move(ctx, room, p)
-    elif verb is None or verb == "say":
-        play.talk(ctx, room, p.rest)
-    elif handler is not None:
-        handler(ctx, room, p)
-    else:
-        ctx.reply("svc.not_understood", word=verb)
-    bump(ctx.session, room.game)
-
-
-ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
-    "help": lambda c, r, p: play.help_(c, r),
-    "status": lambda c, r, p: play.status(c, r),
-    "role": lambda c, r, p: play.role(c, r),
-    "record": lambda c, r, p: play.record(c, r),
-    "players": lambda c, r, p: lobby.players(c, r),
-    "leave": lambda c, r, p: lobby.leave(c, r),
-    "start": lambda c, r, p: lobby.start(c, r),
-    "set": lobby.set_,
-    "extend": lambda c, r, p: host.move_deadline(c, r, p, +1),
-    "shorten": lambda c, r, p: host.move_deadline(c, r, p, -1),
-    "pause": lambda c, r, p: host.pause(c, r),
-    "resume": lambda c, r, p: host.resume(c, r),
-    "replace": host.replace,
-    "remove": host.remove,
-    "cohost": host.cohost,
-    "end": host.end,
-    "again": rematch.again,
-}
-
-
-def _volunteer(ctx: Ctx, p: Parsed) -> None:
-    """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
-    words = [a for a in p.args if grammar.parse_yes_no(a) is None]
-    code = words[0].lstrip("#").upper() if words else p.code
-    room = _locked_code(ctx, code) if code else None
-    if code and room is None:
-        return ctx.reply("svc.join.unknown_game", code=code)
-    volunteers.volunteer(ctx, p, room)
-    if room is not None:
-        bump(ctx.session, room.game)
-
-
-def _locked_code(ctx: Ctx, code: str) -> Room | None:
-    """The game of this code, locked (None: no such game)."""
-    game = lock_game(ctx.session, code=code.upper())
-    return Room(ctx, game) if game is not None else None
-
-
-def _locked(ctx: Ctx, game: Game) -> Room:
-    assert game.id is not None
-    locked = lock_game(ctx.session, game.id)
-    assert locked is not None
-    return Room(ctx, locked)
-
-
-def _entered(ctx: Ctx, room: Room) -> Room:
-    """A game he plays in or hosts becomes the one he addressed last (``join`` and a substitute's
-    seat set it too); a game he only asked about does not, so it never answers him after its end."""
-    if ctx.identity is not None:
-        ctx.identity.current_game_id = room.id
-    return room
-
-
-def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
-    """The games this identity plays in or hosts, with his name in each."""
-    assert ctx.identity is not None
-    me = ctx.identity.id
-    rows = ctx.session.exec(
-        select(Game, Seat.name)
-        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
-              & (col(Seat.status) == "joined"), isouter=True)
-        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
-        .order_by(col(Game.id))).all()
-    seen: dict[int, tuple[Game, str | None]] = {}
-    for game, name in rows:
-        if game.id is not None and (game.id not in seen or name):
-            seen[game.id] = (game, name)
-    return list(seen.values())
-
-
-def pick(ctx: Ctx, p: Parsed) -> Room | None:
-    """The game a command is about: the one named by ``#CODE``, else the only one he is in,
-    else the one where the move makes sense; otherwise ask which."""
-    assert ctx.identity is not None
-    if p.code:
-        room = _locked_code(ctx, p.code)
-        if room is None:
-            ctx.reply("svc.join.unknown_game", code=p.code)
-            return None
-        if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
-            ctx.reply("svc.not_member", code=room.game.code)
-            return None
-        return _entered(ctx, room)
-    games = [g for g, _ in my_games(ctx, ACTIVE)]
-    if not games:
-        last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
-        after_end = ("status", "record", "help", "say", "again", None)
-        if last is not None and last.status in ("over", "ended") and p.verb in after_end:
-            return _locked(ctx, last)
-        ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
-        return None
-    if len(games) > 1 and p.is_move:
-        fits = [g for g in games if _move_fits(ctx, g, p)]
-        games = fits if len(fits) == 1 else games
-    if len(games) > 1:
-        codes = ", ".join("#" + g.code for g in games)
-        ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
-                  codes=codes)
-        return None
-    return _entered(ctx, _locked(ctx, games[0]))
-
-
-def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:
-    if game.state is None or ctx.identity is None:
-        return False
-    seat = ctx.session.exec(select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id,
-                                               Seat.status == "joined")).first()
-    if seat is None:
-        return False
-    state = engine.from_json(game.state)
-    return any(a.verb.value == p.verb for a in engine.legal_actions(state, seat.name))

@@ -7,7 +7,9 @@ Why the service is called before the webhook is answered (and not after, from a 
 is one short transaction, and a 200 then means the message is committed (its update_id or
 MessageSid in the inbound log, its replies in the outbox). Had we answered first, a crash in
 between would lose the message, since Telegram and Twilio retry only what was not answered 2xx.
-The call runs in a worker thread (the service is synchronous), so the event loop stays free. A
+The call runs in a worker thread (the service is synchronous), so the event loop stays free; the
+Telegram messages that arrive while one transaction runs are committed together in the next
+(``service.group_commit``), which is what lets one process keep up with a busy night. A
 repeat delivery is dropped by the inbound log; out-of-order updates are fine (each is one
 command). Replies go through the outbox, never in the webhook's answer, so they are rate
 limited, retried and opt-out aware like everything else; only a button tap is answered in the
@@ -37,9 +39,10 @@ from sqlalchemy import text as sql
 from starlette.concurrency import run_in_threadpool
 from twilio.request_validator import RequestValidator
 
-from service.app import Service
+from service.app import Incoming, Service
 from service.channels import sms, telegram
 from service.db import is_sqlite, make_engine
+from service.group_commit import GroupCommit
 from service.logging import configure as configure_logging
 from service.settings import Settings, get_settings, redis_tls_options
 from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
@@ -104,6 +107,9 @@ class Web:
         self._tg_app: Any = None
         self._tg_lock = asyncio.Lock()
         self._tg_next_try = 0.0
+        self.inbound: GroupCommit[Incoming, list[str]] = GroupCommit(
+            lambda messages: self.service.handle_inbound_many(messages))
+        """Telegram's messages, committed together when they come together (``service.group_commit``)."""
 
     @property
     def service(self) -> Service:
@@ -238,9 +244,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         except telegram.NotAnUpdate:
             raise HTTPException(400, "not a Telegram update") from None
         if item is not None:
-            await run_in_threadpool(web.service.handle_inbound, telegram.CHANNEL, item.address,
-                                    item.external_id, item.text, item.display_name, chat=item.chat,
-                                    overheard=item.overheard)
+            await web.inbound(Incoming(telegram.CHANNEL, item.address, item.external_id, item.text,
+                                       item.display_name, chat=item.chat, overheard=item.overheard))
         return JSONResponse(telegram.webhook_answer(item))
 
     @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)

@@ -1,7 +1,7 @@
 """How many game actions a second the Telegram webhook takes, and how fast it answers.
 
     .venv/bin/python bench/webhook [--seconds 10] [--concurrency 16] [--games 40] [--web-processes 1]
-                                   [--client wrk|httpx] [--rounds 1]
+                                   [--client wrk|httpx] [--rounds 1] [--profile FILE]
 
 uvicorn serves the real app (``service.web``, settings from the environment as in production, on a
 PostgreSQL database of its own) with a bare FastAPI endpoint added beside it (``POST /bare``,
@@ -285,6 +285,8 @@ def main() -> None:
     ap.add_argument("--web-processes", type=int, default=1)
     ap.add_argument("--client", choices=("wrk", "httpx"), default="wrk")
     ap.add_argument("--rounds", type=int, default=1, help="bare, webhook, bare, webhook...")
+    ap.add_argument("--profile", metavar="FILE", help="py-spy's raw profile of the web process(es) during "
+                    "the webhook's load, to FILE (needs py-spy; it takes some CPU itself)")
     args = ap.parse_args()
     if args.client == "wrk" and shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk (or --client httpx)")
@@ -338,8 +340,15 @@ def main() -> None:
             warm = actions_logged(db) - logged
             def measured(path: str, bodies: list[bytes]) -> Result:
                 web, (pg, sessions) = server_pids(server.pid), backend_pids(admin, name)
+                spy = None
+                if args.profile and path != "/bare":
+                    spy = subprocess.Popen(["py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
+                                            args.profile, "-d", str(int(args.seconds)), "-p", str(web[-1])],
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 c0 = cpu_seconds(web), cpu_seconds(pg)
                 r = load(args.client, url, path, bodies, args.concurrency, args.seconds)
+                if spy is not None:
+                    spy.wait(30)
                 pg_after, sessions_after = backend_pids(admin, name)
                 r.web_cpu, r.db_cpu = cpu_used(c0[0], cpu_seconds(web)), cpu_used(c0[1], cpu_seconds(pg_after))
                 r.sessions = sessions_after - sessions

@@ -8,10 +8,12 @@ game record one line per move, and every outbox row once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from typing import Any
 
+import httpx
 import pytest
 from sqlmodel import Session, select
 
@@ -45,7 +47,10 @@ class Updates:
         return {"update_id": self.next_id, "message": msg}
 
 
-def test_every_update_three_times_out_of_order_acts_once(pg: Any) -> None:
+@pytest.mark.parametrize("at_once", [False, True], ids=["one-after-another", "all-at-once"])
+def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool) -> None:
+    """``at_once``: a phase's copies are all posted concurrently, so the web process commits most of
+    them together (``service.group_commit``), repeats in the same transaction as their originals."""
     settings = Settings(_env_file=None, DATABASE_URL=str(pg.url), TELEGRAM_BOT_TOKEN=TOKEN,  # type: ignore[call-arg]
                         TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL="http://127.0.0.1:9/bot")
     clock = Clock()
@@ -55,13 +60,29 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any) -> None:
     updates = Updates()
     sent: list[dict[str, Any]] = []
     moves_sent = 0
+    sizes: list[int] = []
+    many = svc.handle_inbound_many
+
+    def counted(messages: Any) -> Any:
+        sizes.append(len(messages))
+        return many(messages)
+
+    svc.handle_inbound_many = counted  # type: ignore[method-assign]
+
+    async def post_all(copies: list[dict[str, Any]]) -> list[httpx.Response]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lupus") as c:
+            return await asyncio.gather(*(c.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS)
+                                          for u in copies))
 
     with testclient.TestClient(app) as client:
         def deliver(batch: list[dict[str, Any]]) -> None:
             copies = [u for u in batch for _ in range(3)]
             rnd.shuffle(copies)
-            for u in copies:
-                r = client.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS)
+            if at_once:
+                answers = asyncio.run(post_all(copies))
+            else:
+                answers = [client.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS) for u in copies]
+            for r in answers:
                 assert r.status_code == 200, r.text
             sent.extend(batch)
 
@@ -97,4 +118,5 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any) -> None:
     assert len([m for m in moves if m.data.get("actor")]) == moves_sent  # each move applied once
     assert len(dedup) == len(set(dedup))
     assert game is not None and game.status == "over"
+    assert max(sizes) > 1 if at_once else max(sizes) == 1
 

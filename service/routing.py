@@ -1,0 +1,173 @@
+"""Routing: which domain function a parsed command goes to, and which game it is about.
+
+``dispatch(ctx, parsed)`` is what ``Service.handle_inbound`` calls for every message, inside its
+transaction; the domain modules (``lobby``, ``play``, ``host``...) do the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlmodel import col, or_, select
+
+import engine
+
+from . import grammar, host, lobby, play, rematch, volunteers
+from .context import Ctx
+from .db import bump, lock_game
+from .grammar import Parsed
+from .models import Game, Seat
+from .room import Room
+
+ACTIVE = ("lobby", "running")
+"""The statuses of a game still being played (or about to be)."""
+
+
+def dispatch(ctx: Ctx, p: Parsed) -> None:
+    verb = p.verb
+    if verb == "new":
+        return lobby.new(ctx, p)
+    if verb == "lang":
+        return play.lang(ctx, p)
+    if verb == "digest":
+        return play.digest(ctx, p)
+    if verb == "tz":
+        return play.timezone(ctx, p)
+    if verb == "games":
+        return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
+    if verb == "join":
+        code = p.args[0].lstrip("#").upper() if p.args else p.code
+        room = _locked_code(ctx, code) if code else None
+        if code and room is None:
+            return ctx.reply("svc.join.unknown_game", code=code)
+        return lobby.join(ctx, p, room)
+    if verb == "volunteer":
+        return _volunteer(ctx, p)
+    room = pick(ctx, p)
+    if room is None:
+        return None
+    ctx.session.add(room.game)
+    handler = ROUTES.get(verb or "")
+    if p.is_move:
+        play.move(ctx, room, p)
+    elif verb is None or verb == "say":
+        play.talk(ctx, room, p.rest)
+    elif handler is not None:
+        handler(ctx, room, p)
+    else:
+        ctx.reply("svc.not_understood", word=verb)
+    bump(ctx.session, room.game)
+
+
+ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
+    "help": lambda c, r, p: play.help_(c, r),
+    "status": lambda c, r, p: play.status(c, r),
+    "role": lambda c, r, p: play.role(c, r),
+    "record": lambda c, r, p: play.record(c, r),
+    "players": lambda c, r, p: lobby.players(c, r),
+    "leave": lambda c, r, p: lobby.leave(c, r),
+    "start": lambda c, r, p: lobby.start(c, r),
+    "set": lobby.set_,
+    "extend": lambda c, r, p: host.move_deadline(c, r, p, +1),
+    "shorten": lambda c, r, p: host.move_deadline(c, r, p, -1),
+    "pause": lambda c, r, p: host.pause(c, r),
+    "resume": lambda c, r, p: host.resume(c, r),
+    "replace": host.replace,
+    "remove": host.remove,
+    "cohost": host.cohost,
+    "end": host.end,
+    "again": rematch.again,
+}
+
+
+def _volunteer(ctx: Ctx, p: Parsed) -> None:
+    """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
+    words = [a for a in p.args if grammar.parse_yes_no(a) is None]
+    code = words[0].lstrip("#").upper() if words else p.code
+    room = _locked_code(ctx, code) if code else None
+    if code and room is None:
+        return ctx.reply("svc.join.unknown_game", code=code)
+    volunteers.volunteer(ctx, p, room)
+    if room is not None:
+        bump(ctx.session, room.game)
+
+
+def _locked_code(ctx: Ctx, code: str) -> Room | None:
+    """The game of this code, locked (None: no such game)."""
+    game = lock_game(ctx.session, code=code.upper())
+    return Room(ctx, game) if game is not None else None
+
+
+def _locked(ctx: Ctx, game: Game) -> Room:
+    assert game.id is not None
+    locked = lock_game(ctx.session, game.id)
+    assert locked is not None
+    return Room(ctx, locked)
+
+
+def _entered(ctx: Ctx, room: Room) -> Room:
+    """A game he plays in or hosts becomes the one he addressed last (``join`` and a substitute's
+    seat set it too); a game he only asked about does not, so it never answers him after its end."""
+    if ctx.identity is not None:
+        ctx.identity.current_game_id = room.id
+    return room
+
+
+def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
+    """The games this identity plays in or hosts, with his name in each."""
+    assert ctx.identity is not None
+    me = ctx.identity.id
+    rows = ctx.session.exec(
+        select(Game, Seat.name)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
+              & (col(Seat.status) == "joined"), isouter=True)
+        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+        .order_by(col(Game.id))).all()
+    seen: dict[int, tuple[Game, str | None]] = {}
+    for game, name in rows:
+        if game.id is not None and (game.id not in seen or name):
+            seen[game.id] = (game, name)
+    return list(seen.values())
+
+
+def pick(ctx: Ctx, p: Parsed) -> Room | None:
+    """The game a command is about: the one named by ``#CODE``, else the only one he is in,
+    else the one where the move makes sense; otherwise ask which."""
+    assert ctx.identity is not None
+    if p.code:
+        room = _locked_code(ctx, p.code)
+        if room is None:
+            ctx.reply("svc.join.unknown_game", code=p.code)
+            return None
+        if room.seat_of(ctx.identity.id) is None and not room.is_host(ctx.identity.id):
+            ctx.reply("svc.not_member", code=room.game.code)
+            return None
+        return _entered(ctx, room)
+    games = [g for g, _ in my_games(ctx, ACTIVE)]
+    if not games:
+        last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
+        after_end = ("status", "record", "help", "say", "again", None)
+        if last is not None and last.status in ("over", "ended") and p.verb in after_end:
+            return _locked(ctx, last)
+        ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
+        return None
+    if len(games) > 1 and p.is_move:
+        fits = [g for g in games if _move_fits(ctx, g, p)]
+        games = fits if len(fits) == 1 else games
+    if len(games) > 1:
+        codes = ", ".join("#" + g.code for g in games)
+        ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
+                  codes=codes)
+        return None
+    return _entered(ctx, _locked(ctx, games[0]))
+
+
+def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:
+    if game.state is None or ctx.identity is None:
+        return False
+    seat = ctx.session.exec(select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id,
+                                               Seat.status == "joined")).first()
+    if seat is None:
+        return False
+    state = engine.from_json(game.state)
+    return any(a.verb.value == p.verb for a in engine.legal_actions(state, seat.name))
