@@ -50,9 +50,10 @@ from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 log = logging.getLogger(__name__)
 POOL = {"pool_size": 16, "max_overflow": 8}
 """Connections of one web process: a command holds one for one short transaction, in one of the
-thread pool's threads (40); Telegram's commands, committed together, take one between them. Five, SQLAlchemy's default, with 16 requests in flight opened and closed
-an overflow connection every 20 or so commands (a backend started each time); 6 threads on 6
-connections served a third as many commands a second as 40 threads on this 2-core machine."""
+thread pool's threads (40); Telegram's commands, committed together, take one between them. Five,
+SQLAlchemy's default, with 16 requests in flight opened and closed an overflow connection every 20
+or so commands (a backend started each time); 6 threads on 6 connections served a third as many
+commands a second as 40 threads on this 2-core machine."""
 MAX_BODY = 64 * 1024
 """Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
 TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
