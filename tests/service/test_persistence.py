@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, event, inspect
 from sqlmodel import Session, col, select
 
-from service import app
+from service import routing
 from service.models import GameEvent, Inbound, Seat
 from service.settings import Settings
 
@@ -105,7 +105,7 @@ def test_a_command_that_fails_leaves_nothing_and_hands_nothing_to_the_worker(
     def boom(*_: object) -> None:
         raise RuntimeError("the disk is full")
 
-    monkeypatch.setattr(app, "bump", boom)  # fails after the move wrote its outbox rows
+    monkeypatch.setattr(routing, "bump", boom)  # fails after the move wrote its outbox rows
     with pytest.raises(RuntimeError):
         h.say(wolf, f"kill {victim}", external_id="tg-9")
     assert len(h.outbox()) == rows and h.committed == committed and h.state() == state
