@@ -119,9 +119,9 @@ class Service:
     def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
                        display_name: str | None = None, *, chat: str | None = None,
                        resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]:
-        """Act on one message once (``Incoming`` says what each argument means). Returns the replies to its
-        sender (already in the outbox: a channel must not send them itself). A repeat delivery
-        returns [] and changes nothing."""
+        """Act on one message once (``Incoming`` says what each argument means). Returns the
+        replies to its sender (already in the outbox: a channel must not send them itself). A
+        repeat delivery returns [] and changes nothing."""
         work = self._inbound(Incoming(channel, address, external_id, text, display_name, chat=chat,
                                       resubscribe=resubscribe, stop=stop, overheard=overheard))
         try:
@@ -136,8 +136,8 @@ class Service:
         each sees the ones before it exactly as if they had been sent one by one. Should anything
         fail (a conflict, a lock held too long, a bug in one command), the whole transaction is
         rolled back and every message is run alone as ``handle_inbound`` runs it, so one bad
-        message costs the others nothing. Returns each message's replies, or the
-        exception that message alone raised."""
+        message costs the others nothing. Returns each message's replies, or the exception that
+        message alone raised."""
         works = [self._inbound(m) for m in messages]
         if len(works) > 1:
             try:
