@@ -150,13 +150,19 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
     # moves into the test's folder so that parallel runs do not share /tmp/celerybeat-schedule.
     command = procfile()[name].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))
     log = tmp_path / f"{name}.log"
+    broker = tmp_path / "var" / "celery.db"  # the embedded broker, made where it ran
     proc = start(command, tmp_path, log, DATABASE_URL=sqlite_url)
     try:
         wait_for(log, proc, ready)
+        # Beat logs "Sending due task" before it connects to the broker to send it: on a slow
+        # machine a stop right after the line came before the file (seen once in CI).
+        end = time.monotonic() + 30
+        while not broker.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.2)
     finally:
         code = stop(proc, log)
     assert code == 0, log.read_text(errors="replace")[-3000:]
-    assert (tmp_path / "var" / "celery.db").exists()  # the embedded broker, made where it ran
+    assert broker.exists(), log.read_text(errors="replace")[-3000:]
     # Celery's own log lines come out structured too (its banner and warnings are printed, not logged).
     assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines()
                if line.startswith("{")), log.read_text(errors="replace")[-3000:]
