@@ -9,7 +9,7 @@ MessageSid in the inbound log, its replies in the outbox). Had we answered first
 between would lose the message, since Telegram and Twilio retry only what was not answered 2xx.
 The call runs in a worker thread (the service is synchronous), so the event loop stays free; the
 Telegram messages that arrive while one transaction runs are committed together in the next
-(``service.group_commit``), which is what lets one process keep up with a busy night. A
+(``service.group_commit``), for less CPU and fewer connections a move when many come at once. A
 repeat delivery is dropped by the inbound log; out-of-order updates are fine (each is one
 command). Replies go through the outbox, never in the webhook's answer, so they are rate
 limited, retried and opt-out aware like everything else; only a button tap is answered in the
