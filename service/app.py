@@ -102,10 +102,7 @@ class Service:
                     result, ctx = work(session, self.clock())
                     if ctx is not None:
                         ctx.merge_sms()
-                written = ctx.written if ctx else []
-                ids = [o.id for o in written if o.id is not None and o.status == "pending"]
-                if ids:
-                    self.after_commit(ids)
+                self._hand_over([ctx] if ctx is not None else [])
                 return result
             except (OperationalError, Conflict, IntegrityError) as e:
                 if attempt == 7:
@@ -115,6 +112,19 @@ class Service:
                 delay *= 2
         raise AssertionError("unreachable")
 
+    def _hand_over(self, ctxs: Sequence[Ctx]) -> None:
+        """After commit: the outbox rows the commands wrote that are to be sent, to ``after_commit``."""
+        ids = [o.id for ctx in ctxs for o in ctx.written if o.id is not None and o.status == "pending"]
+        if ids:
+            self.after_commit(ids)
+
+    def _act(self, work: Callable[[Session, datetime], tuple[list[str], Ctx | None]]) -> list[str]:
+        """One message's work in its own transaction; a repeat delivery is answered []."""
+        try:
+            return self._run(work)
+        except _Repeat:
+            return []
+
     # -- what channels call ----------------------------------------------------------------------------
     def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
                        display_name: str | None = None, *, chat: str | None = None,
@@ -122,12 +132,8 @@ class Service:
         """Act on one message once (``Incoming`` says what each argument means). Returns the
         replies to its sender (already in the outbox: a channel must not send them itself). A
         repeat delivery returns [] and changes nothing."""
-        work = self._inbound(Incoming(channel, address, external_id, text, display_name, chat=chat,
-                                      resubscribe=resubscribe, stop=stop, overheard=overheard))
-        try:
-            return self._run(work)
-        except _Repeat:
-            return []
+        return self._act(self._inbound(Incoming(channel, address, external_id, text, display_name, chat=chat,
+                                                resubscribe=resubscribe, stop=stop, overheard=overheard)))
 
     def handle_inbound_many(self, messages: Sequence[Incoming]) -> list[list[str] | Exception]:
         """Act on each message once, all of them in one transaction when they can be (group commit:
@@ -141,22 +147,20 @@ class Service:
         works = [self._inbound(m) for m in messages]
         if len(works) > 1:
             try:
-                return list(self._run_together(works))
+                return self._run_together(works)
             except Exception as e:
                 log.info("%d commands run one by one after %s", len(works), type(e).__name__)
         out: list[list[str] | Exception] = []
         for work in works:
             try:
-                out.append(self._run(work))
-            except _Repeat:
-                out.append([])
+                out.append(self._act(work))
             except Exception as e:
                 out.append(e)
         return out
 
     def _run_together(self, works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
-                      ) -> list[list[str]]:
-        results: list[list[str]] = []
+                      ) -> list[list[str] | Exception]:
+        results: list[list[str] | Exception] = []
         ctxs: list[Ctx] = []
         with transaction(self.db) as session:
             if not is_sqlite(str(self.db.url)):
@@ -174,9 +178,7 @@ class Service:
                     ctx.merge_sms()
                     ctxs.append(ctx)
                 results.append(result)
-        ids = [o.id for ctx in ctxs for o in ctx.written if o.id is not None and o.status == "pending"]
-        if ids:
-            self.after_commit(ids)
+        self._hand_over(ctxs)
         return results
 
     def _inbound(self, m: Incoming) -> Callable[[Session, datetime], tuple[list[str], Ctx | None]]:
