@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from .db import stage_outbox
 from .delivery.sms import pack
 from .i18n import gsm7, has, t
 from .models import Identity, Outbox
@@ -61,7 +62,7 @@ class Ctx:
                      status="held" if hold else "merged" if said else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now,
                      buttons=buttons if buttons and person.channel == TELEGRAM else None)
-        self.session.add(row)
+        stage_outbox(self.session, row)
         self.written.append(row)
 
     def act(self, person: Identity, action: str, chat: str, dedup: str, game_id: int | None = None) -> None:
@@ -71,7 +72,7 @@ class Ctx:
             return
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
-        self.session.add(row)
+        stage_outbox(self.session, row)
         self.written.append(row)
 
     def merge_sms(self) -> None:
@@ -89,13 +90,12 @@ class Ctx:
                     continue
                 parts = [rows[i] for i in group]
                 for part in parts:
-                    part.status = "merged"
-                    self.session.add(part)
+                    part.status = "merged"  # staged or written: either way this is what is kept
                 merged = Outbox(identity_id=parts[0].identity_id, channel=SMS,
                                 game_id=next((p.game_id for p in parts if p.game_id is not None), None),
                                 key=SMS_MERGED, text="\n".join(p.text for p in parts), not_before=self.now,
                                 dedup_key=f"{parts[0].dedup_key[:120]}:sms", created_at=self.now)
-                self.session.add(merged)
+                stage_outbox(self.session, merged)
                 self.written.append(merged)
 
     def bot_link(self, start: str | None = None) -> str:

@@ -31,6 +31,7 @@ from sqlmodel import Session, col, select
 
 import engine
 
+from .db import write_outbox
 from .i18n import t
 from .models import Game, Identity, Outbox
 
@@ -72,7 +73,7 @@ def sync(room: Room) -> None:
     group = room.group()
     if group is None:
         return
-    room.ctx.session.flush()
+    write_outbox(room.ctx.session)  # the acts written earlier in this transaction
     want, last = wanted(room), last_acts(room)
     tried = {pid for pid, (action, _) in last.items() if action == MUTE}
     muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != "failed"}

@@ -19,7 +19,7 @@ from engine import Event, GameState, Phase
 
 from . import ghosts, render, series
 from .context import SMS
-from .db import log_event, write_events
+from .db import last_logged, log_event, staged_outbox, write_events, write_outbox
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
 
@@ -91,7 +91,6 @@ class Room:
         self.game = game
         self.id: int = game.id
         s = ctx.session
-        write_events(s)  # the log's last number below counts what this command appended already
         # One statement for the seats, who sits in them and the log's last number (read under the
         # game's lock, so nothing is appended meanwhile); the host and the group only when no seat has them.
         rows = s.exec(_SEATS, params={"game": game.id}).all()
@@ -103,7 +102,8 @@ class Room:
                                if i.id is not None)
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self.state: GameState | None = _state(game.state) if game.state else None
-        self._seq: int = last or 0
+        # The log's rows appended in this transaction are written at its end (``log_event``).
+        self._seq: int = max(last or 0, last_logged(s, game.id))
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
         now, merged for SMS readers (``Ctx.merge_sms``)."""
@@ -340,6 +340,7 @@ class Room:
 
     def nights(self) -> dict[int, list[tuple[str, str]]]:
         """Every night's moves as revealed at the end (``svc.reveal``); empty before the end."""
+        write_events(self.ctx.session)  # a game ended by a command before this one in the transaction
         row = self.ctx.session.exec(select(GameEvent).where(GameEvent.game_id == self.id,
                                                             GameEvent.key == "svc.reveal")).first()
         found = row.data.get("nights", {}) if row is not None else {}
@@ -350,10 +351,11 @@ class Room:
         the game starts, and its first text names everyone seated: the joins go without saying."""
         s = self.ctx.session
         query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
-        # Held rows this command wrote (or changed) must be written before the read; nothing else
+        # Held rows this transaction wrote (or changed) must be written before the read; nothing else
         # bears on it, so the new state and events are left to the command's one flush at the end.
-        unwritten = any(isinstance(o, Outbox) and o.status == "held" for o in s.new) \
-            or any(isinstance(o, Outbox) for o in (*s.dirty, *s.deleted))
+        if any(o.status == "held" for o in staged_outbox(s)):
+            write_outbox(s)
+        unwritten = any(isinstance(o, Outbox) for o in (*s.dirty, *s.deleted))
         if unwritten:
             held = list(s.exec(query))
         else:
