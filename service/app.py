@@ -41,6 +41,11 @@ AfterCommit = Callable[[Sequence[int]], None]
 
 #: Who wrote (built once: see ``service.db``).
 _IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Identity.address == bindparam("address"))
+_IDENTITIES = select(Identity).where(Identity.channel == bindparam("channel"),
+                                     col(Identity.address).in_(bindparam("addresses", expanding=True)))
+KNOWN = "lupus.identities"
+"""``session.info`` key, in a batch: who wrote each message and the groups, looked up together
+(``Service._known``); (channel, address) -> the identity, or None where there was none."""
 
 
 def _noop(_ids: Sequence[int]) -> None:
@@ -147,7 +152,7 @@ class Service:
         works = [self._inbound(m) for m in messages]
         if len(works) > 1:
             try:
-                return self._run_together(works)
+                return self._run_together(messages, works)
             except Exception as e:
                 log.info("%d commands run one by one after %s", len(works), type(e).__name__)
         out: list[list[str] | Exception] = []
@@ -158,7 +163,8 @@ class Service:
                 out.append(e)
         return out
 
-    def _run_together(self, works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
+    def _run_together(self, messages: Sequence[Incoming],
+                      works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
                       ) -> list[list[str] | Exception]:
         results: list[list[str] | Exception] = []
         ctxs: list[Ctx] = []
@@ -169,6 +175,7 @@ class Service:
                 # one by one rather than wait out PostgreSQL's one-second deadlock check.
                 session.connection().exec_driver_sql("SET LOCAL lock_timeout = '200ms'")
             now = self.clock()
+            self._known(session, messages)
             for work in works:
                 try:
                     result, ctx = work(session, now)
@@ -180,6 +187,49 @@ class Service:
                 results.append(result)
         self._hand_over(ctxs)
         return results
+
+    @staticmethod
+    def _known(session: Session, messages: Sequence[Incoming]) -> None:
+        """Who wrote the batch's messages, and the groups they were written in, in one statement
+        where each message took one (``KNOWN``)."""
+        wanted: dict[str, set[str]] = {}
+        for m in messages:
+            if not m.overheard:
+                wanted.setdefault(m.channel, set()).add(m.address)
+                if m.chat is not None:
+                    wanted[m.channel].add(m.chat)
+        known: dict[tuple[str, str], Identity | None] = {}
+        for channel, addresses in wanted.items():
+            known.update(((channel, a), None) for a in addresses)
+            found = session.exec(_IDENTITIES, params={"channel": channel, "addresses": sorted(addresses)})
+            known.update(((i.channel, i.address), i) for i in found)
+        session.info[KNOWN] = known
+
+    @staticmethod
+    def _identity(session: Session, channel: str, address: str) -> Identity | None:
+        known: dict[tuple[str, str], Identity | None] | None = session.info.get(KNOWN)
+        if known is not None and (channel, address) in known:
+            return known[(channel, address)]
+        return session.exec(_IDENTITY, params={"channel": channel, "address": address}).first()
+
+    @staticmethod
+    def _new_identity(session: Session, identity: Identity) -> None:
+        session.add(identity)
+        known = session.info.get(KNOWN)
+        if known is not None:
+            known[(identity.channel, identity.address)] = identity
+
+    @staticmethod
+    def _forget(session: Session, made: Sequence[Identity]) -> None:
+        """Take back identities this message created (it was a repeat delivery)."""
+        if not made:
+            return
+        known = session.info.get(KNOWN)
+        for identity in made:
+            session.delete(identity)
+            if known is not None:
+                known[(identity.channel, identity.address)] = None
+        session.flush()
 
     def _inbound(self, m: Incoming) -> Callable[[Session, datetime], tuple[list[str], Ctx | None]]:
         """The transaction's work for one message; it raises ``_Repeat`` for a repeat delivery."""
@@ -195,22 +245,24 @@ class Service:
                                                          Inbound.external_id == external_id)).first():
                     return [], None
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
-            identity = session.exec(_IDENTITY, params={"channel": channel, "address": address}).first()
+            identity = self._identity(session, channel, address)
             newcomer = identity is None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
                                     language=self.settings.DEFAULT_LANGUAGE, created_at=now)
-                session.add(identity)
+                self._new_identity(session, identity)
             group = self._group(session, channel, chat, now) if chat is not None else None
-            if newcomer or (group is not None and group.id is None):
+            made = [x for x in (identity if newcomer else None, group) if x is not None and x.id is None]
+            if made:
                 session.flush()
             # Logged first thing: the inbound log's unique key is what makes a message act once. Before
-            # this nothing is changed but who wrote being created, so a repeat in a batch (which has no
-            # savepoint to roll back to: handle_inbound_many) leaves nothing behind either.
+            # this nothing is changed but who wrote (or the group) being created, which a repeat takes
+            # back: in a batch there is no savepoint to roll back to (handle_inbound_many).
             inbound_id = insert_new(session, Inbound, ("channel", "external_id"), channel=channel,
                                     external_id=external_id, identity_id=identity.id, text=text[:4000],
                                     received_at=now)
             if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
+                self._forget(session, made)
                 raise _Repeat
             # Only what changes is set: an attribute set to its own value still makes a flush walk the
             # unit of work for nothing, and most messages come from someone known and reachable.
@@ -265,13 +317,12 @@ class Service:
             bump(session, locked)
         return ctx
 
-    @staticmethod
-    def _group(session: Session, channel: str, chat: str, now: datetime) -> Identity:
+    def _group(self, session: Session, channel: str, chat: str, now: datetime) -> Identity:
         """A group chat is an identity of its own: games are bound to it, public texts go to it."""
-        group = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == chat)).first()
+        group = self._identity(session, channel, chat)
         if group is None:
             group = Identity(channel=channel, address=chat, direct=True, created_at=now)
-            session.add(group)
+            self._new_identity(session, group)
         return group
 
     def set_opted_out(self, channel: str, address: str, opted_out: bool = True) -> None:
