@@ -181,6 +181,9 @@ def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **
     return int(row[0]) if row is not None else None
 
 
+_BUMPS: dict[frozenset[str], Any] = {}
+
+
 def bump(session: Session, game: Game) -> None:
     """Compare-and-set the game's version, in the same statement as the row's other changes (one
     UPDATE of the game per command); everything else is flushed as usual."""
@@ -192,15 +195,21 @@ def bump(session: Session, game: Game) -> None:
         added = state.attrs[attr.key].history.added
         if added and attr.key != "version":
             changed[attr.key] = added[0]
-    for key, value in changed.items():  # written below, so the flush leaves the row alone
-        set_committed_value(game, key, value)
+    # Written below, so the game is as loaded from the row: a flush has nothing to do for it (setting
+    # each value as committed left it marked modified, and every flush then walked it for nothing).
+    state._commit_all(state.dict, session.identity_map)
     session.flush()
     # On the table, not the mapped class: the ORM's bulk UPDATE would look for the row among the
-    # session's objects to synchronize it, which set_committed_value does here for what we know.
-    table = cast("Any", Game).__table__
-    stmt = (update(table).where(table.c.id == game.id, table.c.version == old)
-            .values(version=old + 1, **changed))
-    result = cast("CursorResult[Any]", session.connection().execute(stmt))
+    # session's objects to synchronize it, which committing the values does here for what we know.
+    # One statement for each set of columns, built once (see the hot statements below).
+    stmt = _BUMPS.get(frozenset(changed))
+    if stmt is None:
+        table = cast("Any", Game).__table__
+        stmt = (update(table).where(table.c.id == bindparam("_id"), table.c.version == bindparam("_old"))
+                .values(version=bindparam("_new"), **{k: bindparam(f"_{k}") for k in changed}))
+        _BUMPS[frozenset(changed)] = stmt
+    result = cast("CursorResult[Any]", session.connection().execute(
+        stmt, {"_id": game.id, "_old": old, "_new": old + 1, **{f"_{k}": v for k, v in changed.items()}}))
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
     set_committed_value(game, "version", old + 1)

@@ -108,7 +108,7 @@ def _locked(ctx: Ctx, game: Game) -> Room:
 def _entered(ctx: Ctx, room: Room) -> Room:
     """A game he plays in or hosts becomes the one he addressed last (``join`` and a substitute's
     seat set it too); a game he only asked about does not, so it never answers him after its end."""
-    if ctx.identity is not None:
+    if ctx.identity is not None and ctx.identity.current_game_id != room.id:  # unchanged: not dirtied
         ctx.identity.current_game_id = room.id
     return room
 
