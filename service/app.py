@@ -143,7 +143,8 @@ class Service:
     def handle_inbound_many(self, messages: Sequence[Incoming]) -> list[list[str] | Exception]:
         """Act on each message once, all of them in one transaction when they can be (group commit:
         the web process hands over what arrived while the previous transaction ran, so a busy game
-        night costs one BEGIN, COMMIT and WAL flush for many moves). The messages run in order, so
+        night costs one BEGIN, COMMIT and WAL flush for many moves, one look-up of who wrote them,
+        one INSERT of their log rows and one of their outbox rows). The messages run in order, so
         each sees the ones before it exactly as if they had been sent one by one. Should anything
         fail (a conflict, a lock held too long, a bug in one command), the whole transaction is
         rolled back and every message is run alone as ``handle_inbound`` runs it, so one bad
