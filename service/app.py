@@ -293,8 +293,7 @@ class Service:
         """Plain talk in a group: relayed as talk in the game played there, by someone who plays in
         it; anyone else's chatter is neither stored nor answered (a group is not a conversation
         with the bot), and creates no identity."""
-        person = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == address)).first()
-        group = session.exec(select(Identity).where(Identity.channel == channel, Identity.address == chat)).first()
+        person, group = self._identity(session, channel, address), self._identity(session, channel, chat)
         if person is None or group is None:
             return None
         game = session.exec(select(Game).where(Game.group_id == group.id, col(Game.status).in_(ACTIVE))
@@ -330,8 +329,7 @@ class Service:
         """The channel says this address refused messages (SMS STOP) or allowed them again."""
 
         def work(session: Session, now: datetime) -> tuple[None, Ctx | None]:
-            person = session.exec(select(Identity).where(Identity.channel == channel,
-                                                         Identity.address == address)).first()
+            person = self._identity(session, channel, address)
             if person is not None:
                 person.opted_out = opted_out
                 session.add(person)
