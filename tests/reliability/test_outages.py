@@ -20,7 +20,6 @@ send was cut short, as ``dispatch.py`` allows).
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from datetime import timedelta
@@ -42,27 +41,9 @@ from service.settings import Settings
 from tests.databases import PG_ADMIN
 from tests.reliability.play import SECRET, assert_delivered, webhook_say
 from tests.worker.conftest import Table, act
-from tests.worker.test_worker import TOKEN, FileClock, Worker, _env, _free_port, _settled, _table, wait
+from tests.worker.test_worker import TOKEN, FileClock, RedisServer, Worker, _env, _settled, _table, drain_timeout, wait
 
 OBSERVER = "lupus-test-observer"  # the application_name of the test's own connections
-
-
-class RedisServer:
-    def __init__(self, tmp: Path) -> None:
-        self.port = _free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--dir", str(tmp)]
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL)
-        time.sleep(0.3)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def _web_client(table: Table, db: Engine, fake: FakeTelegram) -> TestClient:
@@ -103,7 +84,7 @@ def _drain(table: Table, db: Engine, worker: Worker) -> None:
             table.advance(minutes=10)
         return _settled(db)
 
-    wait(drained, worker, timeout=90, why="the outbox to drain")
+    wait(drained, worker, timeout=drain_timeout(db, floor=90), why="the outbox to drain")
 
 
 def _taken_once(db: Engine, sent: list[int]) -> None:
@@ -114,8 +95,6 @@ def _taken_once(db: Engine, sent: list[int]) -> None:
 
 
 def redis_restarts(tmp_path: Path, pg: Engine, fake: FakeTelegram, phases: int) -> None:
-    if subprocess.run(["which", "redis-server"], capture_output=True).returncode:
-        pytest.skip("no redis-server binary")
     redis = RedisServer(tmp_path)
     redis.start()
     env = {**_env(tmp_path, pg, redis.url, fake), "DISPATCH_LEASE_SECONDS": "5"}

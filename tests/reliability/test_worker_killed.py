@@ -33,7 +33,7 @@ from service.models import GameEvent
 from service.sandbox.fake_telegram import FakeTelegram
 from tests.reliability.play import assert_delivered
 from tests.worker.conftest import act
-from tests.worker.test_worker import ROOT, FileClock, _env, _settled, _table, wait
+from tests.worker.test_worker import ROOT, FileClock, _env, _settled, _table, drain_timeout, wait
 
 DELAY = 0.3  # seconds a close waits while it holds the game's lock
 
@@ -111,7 +111,7 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
             wait(lambda: table.game().phase_no != key[1], procs, timeout=60, why=f"phase {key} to close")  # noqa: B023
             made_due.append(key)
             # What the close wrote drains before the next kill, so no row is cut short twice.
-            wait(lambda: _settled(pg), procs, timeout=60, why="the outbox to drain")
+            wait(lambda: _settled(pg), procs, timeout=drain_timeout(pg), why="the outbox to drain")
     finally:
         procs.stop()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -115,7 +116,12 @@ class Worker:
             time.sleep(0.5)
 
     def tail(self) -> str:
-        return (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
+        """The end of the worker's own log (beat's "Sending due task" lines, which drown it, left
+        out), and whether the worker still runs: a worker that died leaves no stacks to dump."""
+        lines = (self.tmp / "worker.log").read_text(errors="replace").splitlines()
+        own = "\n".join(line for line in lines if "Sending due task" not in line)[-6000:]
+        code = self.proc.poll() if self.proc else None
+        return f"{own}\n--- the worker {'runs' if code is None else f'exited with {code}'} ---"
 
 
 def wait(what: Callable[[], Any], worker: Worker, timeout: float = 30, why: str = "",
@@ -188,6 +194,17 @@ def _settled(db: Engine) -> bool:
                           .where(col(Outbox.status).in_(("pending", "sending")))).one()
 
 
+def drain_timeout(db: Engine, floor: float = 60) -> float:
+    """Seconds to allow the outbox to drain. A private chat takes about a text a second (Telegram's
+    limit, which the limiter keeps in real time however fast the test's clock runs), so a game
+    played in seconds leaves its busiest reader (the host who sees everything) a queue that takes
+    that many seconds; the faster the machine plays the game, the longer the queue at its end."""
+    with Session(db) as s:
+        most = s.exec(select(func.count()).select_from(Outbox).where(col(Outbox.status).in_(("pending", "sending")))
+                      .group_by(col(Outbox.identity_id)).order_by(func.count().desc()).limit(1)).first()
+    return floor + 1.5 * (most or 0)
+
+
 def _unsettled(db: Engine) -> str:
     """What is still to send, for a failure message: why did it not go?"""
     with Session(db) as s:
@@ -220,7 +237,7 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
             phases += 1
         assert table.game().status == "over"
         # Game time goes on while the last texts drain (a backoff after a timeout is game time too).
-        wait(lambda: table.advance(minutes=10) or _settled(pg), worker, timeout=60,
+        wait(lambda: table.advance(minutes=10) or _settled(pg), worker, timeout=drain_timeout(pg),
              why="the outbox to drain", state=lambda: _unsettled(pg))
     finally:
         worker.stop()
@@ -280,10 +297,62 @@ def test_a_deadline_task_delivered_twice_closes_the_phase_once(tmp_path: Path, p
         assert not s.exec(select(GameEvent).where(GameEvent.phase_no > game.phase_no + 1)).first()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _port_for_a_server() -> int:
+    """A free port below the kernel's ephemeral range. A port taken from that range (port 0) can be
+    handed, while the server is down for a restart, to an outgoing connection made meanwhile (the
+    worker, beat and the web app keep reconnecting), even to a reconnection to the port itself, which
+    then talks to itself; the server then cannot listen on it again."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0]) \
+        if Path("/proc/sys/net/ipv4/ip_local_port_range").exists() else 32768
+    for port in random.Random().sample(range(min(20000, low // 2), low), 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
+
+
+class RedisServer:
+    """A redis-server of the test's own (the machine's is shared with other tests), without
+    persistence: a restart loses every queued task and every counter."""
+
+    def __init__(self, tmp: Path) -> None:
+        if shutil.which("redis-server") is None:
+            pytest.skip("no redis-server binary")
+        self.port = _port_for_a_server()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log_path = tmp / "redis.log"
+        self.cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                    "--appendonly", "no", "--dir", str(tmp), "--logfile", str(self.log_path)]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 10) -> None:
+        """Started, and answering, before the test goes on: a server that could not listen says why."""
+        import redis
+
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        client = redis.Redis(port=self.port, socket_timeout=1, socket_connect_timeout=1)
+        end = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    if client.ping():
+                        return
+                except redis.RedisError:
+                    pass
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    log = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
+                    raise AssertionError(f"redis-server on port {self.port} did not come up\n{log}")
+                time.sleep(0.05)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 @pytest.mark.redis
@@ -291,30 +360,22 @@ def _free_port() -> int:
 def test_deadlines_survive_a_restart_of_redis(tmp_path: Path, pg: Engine, fake: FakeTelegram) -> None:
     # Our own Redis server (the machine's is shared with other tests running now, so it is not
     # the one restarted): without persistence, a restart loses every queued task.
-    port = _free_port()
-    url = f"redis://127.0.0.1:{port}/0"
-    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-           "--dir", str(tmp_path)]
-    if subprocess.run(["which", "redis-server"], capture_output=True).returncode:
-        pytest.skip("no redis-server binary")
-    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    worker = Worker(tmp_path, _env(tmp_path, pg, url, fake))
+    server = RedisServer(tmp_path)
+    server.start()
+    worker = Worker(tmp_path, _env(tmp_path, pg, server.url, fake))
     try:
-        time.sleep(0.3)
-        table = _table(tmp_path, pg, url)
+        table = _table(tmp_path, pg, server.url)
         worker.start()
         table.open()
         _closes(table, worker)  # the worker works
-        server.kill()
-        server.wait()
+        server.stop()
         act(table)  # commands still commit while Redis is down: the enqueue fails, the rows wait
         game = table.game()
         assert game.deadline is not None and isinstance(table.clock, FileClock)
         table.clock.set(game.deadline)
-        server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)  # empty: every queued task is gone
+        server.start()  # empty: every queued task is gone
         wait(lambda: table.game().phase_no != game.phase_no, worker, timeout=60, why="the phase to close")
-        wait(lambda: _settled(pg), worker, timeout=60, why="the outbox to drain")
+        wait(lambda: _settled(pg), worker, timeout=drain_timeout(pg), why="the outbox to drain")
     finally:
         worker.stop()
-        server.kill()
-        server.wait()
+        server.stop()
