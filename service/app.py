@@ -26,8 +26,8 @@ import engine
 
 from . import play
 from .context import Ctx
-from .db import Conflict, bump, insert_new, is_sqlite, lock_game, make_engine, transaction
-from .grammar import parse
+from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
+from .grammar import code_of, parse
 from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
@@ -43,6 +43,9 @@ AfterCommit = Callable[[Sequence[int]], None]
 _IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Identity.address == bindparam("address"))
 _IDENTITIES = select(Identity).where(Identity.channel == bindparam("channel"),
                                      col(Identity.address).in_(bindparam("addresses", expanding=True)))
+BATCH_LOCK_WAIT = "200ms"
+"""How long a batch waits for a game another transaction holds before it gives up and runs its
+commands one by one (``Service._run_together``)."""
 KNOWN = "lupus.identities"
 """``session.info`` key, in a batch: who wrote each message and the groups, looked up together
 (``Service._known``); (channel, address) -> the identity, or None where there was none."""
@@ -174,9 +177,10 @@ class Service:
                 # A lock wait here is another transaction's game (the worker closing a phase, another
                 # web process's batch, locking its games in another order): give up soon and run
                 # one by one rather than wait out PostgreSQL's one-second deadlock check.
-                session.connection().exec_driver_sql("SET LOCAL lock_timeout = '200ms'")
+                session.connection().exec_driver_sql(f"SET LOCAL lock_timeout = '{BATCH_LOCK_WAIT}'")
             now = self.clock()
             self._known(session, messages)
+            self._lock_ahead(session, messages)
             for work in works:
                 try:
                     result, ctx = work(session, now)
@@ -205,6 +209,23 @@ class Service:
             found = session.exec(_IDENTITIES, params={"channel": channel, "addresses": sorted(addresses)})
             known.update(((i.channel, i.address), i) for i in found)
         session.info[KNOWN] = known
+
+    @staticmethod
+    def _lock_ahead(session: Session, messages: Sequence[Incoming]) -> None:
+        """The games the batch names (``#CODE``), and for a message naming none its writer's
+        current game, locked together in the order of their ids (``db.lock_games_ahead``)."""
+        known: dict[tuple[str, str], Identity | None] = session.info.get(KNOWN, {})
+        codes: set[str] = set()
+        ids: set[int] = set()
+        for m in messages:
+            if m.overheard:
+                continue
+            code = code_of(m.text)
+            if code is not None:
+                codes.add(code)
+            elif (who := known.get((m.channel, m.address))) is not None and who.current_game_id is not None:
+                ids.add(who.current_game_id)
+        lock_games_ahead(session, codes, ids)
 
     @staticmethod
     def _identity(session: Session, channel: str, address: str) -> Identity | None:

@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, insert, inspect, update
+from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, insert, inspect, or_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from .models import Game, GameEvent, Outbox
 
@@ -162,6 +162,23 @@ def lock_game(session: Session, game_id: int | None = None, *, code: str | None 
     serialized). By code it is one statement where a look-up and then the lock took two."""
     stmt, key = (_LOCK_BY_ID, game_id) if code is None else (_LOCK_BY_CODE, code)
     return session.exec(stmt, params={"key": key}).first()
+
+
+_LOCK_AHEAD = (select(Game.id).where(or_(col(Game.code).in_(bindparam("codes", expanding=True)),
+                                          col(Game.id).in_(bindparam("ids", expanding=True))))
+               .order_by(col(Game.id)).with_for_update())
+
+
+def lock_games_ahead(session: Session, codes: set[str], ids: set[int]) -> None:
+    """Lock, in one statement and in the order of their ids, the games a batch of commands is
+    likely to lock one by one (PostgreSQL; SQLite is already serialized). Two web processes'
+    batches then take the games they share in the same order and wait for each other at most a
+    batch, where taking them in each batch's own order could lock them in a cycle: both waited out
+    ``lock_timeout``, then ran every command again alone (a p99 of 260 ms with two processes). A
+    command that then locks a game of these waits for nothing; one that locks another game locks it
+    as before."""
+    if len(codes) + len(ids) > 1 and session.get_bind().dialect.name != "sqlite":
+        session.exec(_LOCK_AHEAD, params={"codes": sorted(codes), "ids": sorted(ids)}).all()
 
 
 def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **values: Any) -> int | None:

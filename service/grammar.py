@@ -112,6 +112,12 @@ class Parsed:
         return self.verb in ENGINE_VERBS
 
 
+def code_of(text: str) -> str | None:
+    """The game a message names with ``#CODE`` before its command, without parsing the rest."""
+    head = text.lstrip()[:10].split(None, 1)
+    return head[0][1:].upper() if head and CODE_RE.match(head[0]) else None
+
+
 def parse(text: str) -> Parsed:
     words = text.strip().split()
     code = None

@@ -197,6 +197,58 @@ def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
     db.dispose()
 
 
+@pytest.mark.postgres
+def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_lock_in_a_cycle(
+        pg_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another transaction holds the older game A; a batch names B, then A. Had the batch locked B
+    for its first command and then waited for A, a transaction wanting B next (another web
+    process's batch, holding A) would wait for it in a cycle. It waits for A before it takes B."""
+    db = make_engine(pg_url)
+    with db.begin() as c:
+        c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    h = Harness(db)
+    h.say("newcomer", "new")
+    older = h.game().code
+    code = _nominations(h)
+    monkeypatch.setattr(app_module, "BATCH_LOCK_WAIT", "20s")  # the test, not the timeout, decides
+    holding_a, release_a = threading.Event(), threading.Event()
+
+    def hold_a() -> None:
+        with db.connect() as c, c.begin():
+            c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": older})
+            holding_a.set()
+            release_a.wait(20)
+
+    holder = threading.Thread(target=hold_a)
+    holder.start()
+    assert holding_a.wait(10)
+    got: list[Any] = []
+    batch = threading.Thread(target=lambda: got.extend(h.svc.handle_inbound_many(
+        [Incoming("test", "ann", "a1", f"#{code} vote bob"), Incoming("test", "newcomer", "n1", f"#{older} status")])))
+    try:
+        with caplog.at_level("INFO", logger="service.app"):
+            batch.start()
+            with db.connect() as c:
+                end = time.monotonic() + 10
+                while not c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                         "AND wait_event_type = 'Lock'")).scalar_one():
+                    assert time.monotonic() < end, "the batch never waited for game A"
+                    time.sleep(0.02)
+                c.rollback()
+                with c.begin():  # B is free while the batch waits for A
+                    c.execute(text("SET LOCAL lock_timeout = '2s'"))
+                    c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": code})
+            release_a.set()
+            batch.join(20)
+    finally:
+        release_a.set()
+        holder.join()
+    assert len(got) == 2 and all(isinstance(r, list) for r in got), got
+    assert "one by one" not in caplog.text
+    assert dict(h.state().votes)["ann"] == "bob"  # type: ignore[attr-defined]
+    db.dispose()
+
+
 # -- the web process's side: GroupCommit ------------------------------------------------------------
 def test_messages_that_come_while_a_transaction_runs_go_together_in_the_next() -> None:
     batches: list[list[int]] = []
