@@ -213,25 +213,34 @@ async def load_rate(url: str, path: str, bodies: list[bytes], rate: float, secon
     latencies: list[float] = []
     late = bad = errors = 0
 
+    async def exchange(conn: tuple[asyncio.StreamReader, asyncio.StreamWriter], body: bytes) -> bytes:
+        reader, writer = conn
+        writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        status_and_headers = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(h.split(b":")[1]) for h in status_and_headers.lower().split(b"\r\n")
+                      if h.startswith(b"content-length:"))
+        await reader.readexactly(length)
+        return status_and_headers
+
     async def send(body: bytes, due: float) -> None:
         nonlocal late, bad, errors
         async with slots:
-            conn = idle.pop() if idle else await asyncio.open_connection(host, int(port))
-            reader, writer = conn
             if time.perf_counter() - due > 0.005:
                 late += 1
-            try:
-                writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
-                status_and_headers = await reader.readuntil(b"\r\n\r\n")
-                length = next(int(h.split(b":")[1]) for h in status_and_headers.lower().split(b"\r\n")
-                              if h.startswith(b"content-length:"))
-                await reader.readexactly(length)
-            except (OSError, asyncio.IncompleteReadError, StopIteration):
-                errors += 1
-                writer.close()
-                return
+            # A kept-alive connection the server closed while idle (uvicorn's keep-alive timeout is
+            # 5 s) fails at once: sent again on a new one, as any HTTP client (and Telegram) would.
+            for attempt in (idle.pop() if idle else None, None):
+                conn = attempt or await asyncio.open_connection(host, int(port))
+                try:
+                    status = await exchange(conn, body)
+                    break
+                except (OSError, asyncio.IncompleteReadError, StopIteration):
+                    conn[1].close()
+                    if attempt is None:
+                        errors += 1
+                        return
             latencies.append(time.perf_counter() - due)
-            bad += not status_and_headers.startswith((b"HTTP/1.1 2", b"HTTP/1.0 2"))
+            bad += not status.startswith((b"HTTP/1.1 2", b"HTTP/1.0 2"))
             idle.append(conn)
 
     n = min(len(bodies), int(rate * seconds))
