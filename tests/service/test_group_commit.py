@@ -9,13 +9,15 @@ import random
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from sqlmodel import Session, col, select
 
 from service import app as app_module
@@ -164,6 +166,28 @@ def test_after_commit_hears_of_a_batch_once(h: Harness) -> None:
     assert set(calls[0]) <= pending and len(calls[0]) >= 4
 
 
+@contextmanager
+def _holding(db: Engine, code: str) -> Iterator[threading.Event]:
+    """Another transaction holds the game's lock (as a worker closing its phase would) until the
+    event given is set."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with db.connect() as c, c.begin():
+            c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": code})
+            held.set()
+            release.wait(20)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    try:
+        yield release
+    finally:
+        release.set()
+        holder.join()
+
+
 @pytest.mark.postgres
 def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
         pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
@@ -172,23 +196,11 @@ def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
         c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
     h = Harness(db)
     code = _nominations(h)
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:  # what a worker closing this game's phase looks like to the batch
-        with db.connect() as c, c.begin():
-            c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": code})
-            held.set()
-            release.wait(5)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    held.wait(5)
-    threading.Timer(0.6, release.set).start()
-    t0 = time.monotonic()
-    with caplog.at_level("INFO", logger="service.app"):
+    with _holding(db, code) as release, caplog.at_level("INFO", logger="service.app"):
+        threading.Timer(0.6, release.set).start()
+        t0 = time.monotonic()
         got = h.svc.handle_inbound_many([Incoming("test", "ann", "a1", f"#{code} vote bob"),
                                          Incoming("test", "bob", "b1", f"#{code} vote ann")])
-    holder.join()
     assert all(isinstance(r, list) for r in got)
     assert "one by one after OperationalError" in caplog.text
     assert time.monotonic() - t0 >= 0.5  # the one-by-one runs waited for the lock as usual
@@ -211,38 +223,23 @@ def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_
     older = h.game().code
     code = _nominations(h)
     monkeypatch.setattr(app_module, "BATCH_LOCK_WAIT", "20s")  # the test, not the timeout, decides
-    holding_a, release_a = threading.Event(), threading.Event()
-
-    def hold_a() -> None:
-        with db.connect() as c, c.begin():
-            c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": older})
-            holding_a.set()
-            release_a.wait(20)
-
-    holder = threading.Thread(target=hold_a)
-    holder.start()
-    assert holding_a.wait(10)
     got: list[Any] = []
     batch = threading.Thread(target=lambda: got.extend(h.svc.handle_inbound_many(
         [Incoming("test", "ann", "a1", f"#{code} vote bob"), Incoming("test", "newcomer", "n1", f"#{older} status")])))
-    try:
-        with caplog.at_level("INFO", logger="service.app"):
-            batch.start()
-            with db.connect() as c:
-                end = time.monotonic() + 10
-                while not c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                         "AND wait_event_type = 'Lock'")).scalar_one():
-                    assert time.monotonic() < end, "the batch never waited for game A"
-                    time.sleep(0.02)
-                c.rollback()
-                with c.begin():  # B is free while the batch waits for A
-                    c.execute(text("SET LOCAL lock_timeout = '2s'"))
-                    c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": code})
-            release_a.set()
-            batch.join(20)
-    finally:
+    with _holding(db, older) as release_a, caplog.at_level("INFO", logger="service.app"):
+        batch.start()
+        with db.connect() as c:
+            end = time.monotonic() + 10
+            while not c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                     "AND wait_event_type = 'Lock'")).scalar_one():
+                assert time.monotonic() < end, "the batch never waited for game A"
+                time.sleep(0.02)
+            c.rollback()
+            with c.begin():  # B is free while the batch waits for A
+                c.execute(text("SET LOCAL lock_timeout = '2s'"))
+                c.execute(text("SELECT id FROM games WHERE code = :c FOR UPDATE"), {"c": code})
         release_a.set()
-        holder.join()
+        batch.join(20)
     assert len(got) == 2 and all(isinstance(r, list) for r in got), got
     assert "one by one" not in caplog.text
     assert dict(h.state().votes)["ann"] == "bob"  # type: ignore[attr-defined]
