@@ -132,7 +132,12 @@ class Web:
         self.first_command_done()
         return out
 
+    def handle_sms(self, form: dict[str, str]) -> None:
+        sms.handle(self.service, form)
+        self.first_command_done()
+
     def first_command_done(self) -> None:
+        """After a command, in the command's thread: the heap is settled once (``settle_heap``)."""
         if not self._settled:
             self._settled = True
             settle_heap()
@@ -279,8 +284,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         form = await web.twilio_form(request)
         if not form.get("MessageSid") or not form.get("From"):
             raise HTTPException(400, "not an incoming message")
-        await run_in_threadpool(sms.handle, web.service, form)
-        web.first_command_done()
+        await run_in_threadpool(web.handle_sms, form)
         return Response(TWIML_EMPTY, media_type="text/xml")
 
     @app.post("/sms/twilio/status", openapi_extra=TWILIO_STATUS)
