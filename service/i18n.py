@@ -46,11 +46,32 @@ def has(lang: str, key: str) -> bool:
     return translations(lang).gettext(key) != key
 
 
+PLURAL_BY = "count"
+"""The one rule for plural forms: a message written in the catalogs with ``msgid_plural`` takes its
+form from the ``count`` it is filled with, by the language's own Plural-Forms (Babel's ``ngettext``):
+"(1 player)", "(2 players)"; Italian and Spanish keep their own rules."""
+
+
+_NOT_PLURAL = "\x00"
+
+
+def _template(lang: str, key: str, data: dict[str, Any]) -> str:
+    count = data.get(PLURAL_BY)
+    tr = translations(lang)
+    if isinstance(count, int) and not isinstance(count, bool):
+        # ngettext answers its second argument when the catalog has no plural entry for ``key``.
+        form = tr.ngettext(key, _NOT_PLURAL, count)
+        if form != _NOT_PLURAL and form != key:
+            return form
+    return tr.gettext(key)
+
+
 def t(lang: str, key: str, /, **data: Any) -> str:
-    """The text for ``key`` in ``lang`` (English if the language lacks it), filled with ``data``."""
-    template = translations(lang).gettext(key)
+    """The text for ``key`` in ``lang`` (English if the language lacks it), filled with ``data``; a
+    plural message chooses its form by ``count`` (``PLURAL_BY``)."""
+    template = _template(lang, key, data)
     if template == key and lang != "en":
-        template = translations("en").gettext(key)
+        template = _template("en", key, data)
     return string.Formatter().vformat(template, (), _Lenient(data)) if data else template
 
 

@@ -71,8 +71,39 @@ def test_durations(text: str, minutes: int | None) -> None:
 
 
 def _catalog(lang: str) -> dict[str, str]:
+    """Each key's text; a plural message's forms joined with " | " (each must hold the same fields)."""
+    out: dict[str, str] = {}
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
-        return {str(m.id): str(m.string) for m in read_po(f) if m.id}
+        for m in read_po(f):
+            if not m.id:
+                continue
+            if isinstance(m.id, tuple):
+                out[str(m.id[0])] = " | ".join(str(x) for x in m.string)
+            else:
+                out[str(m.id)] = str(m.string)
+    return out
+
+
+def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return {str(m.id[0]): tuple(str(x) for x in m.string) for m in read_po(f) if isinstance(m.id, tuple)}
+
+
+def test_plural_messages_take_their_form_from_count() -> None:
+    assert t("en", "svc.joined", name="Ann", code="K7Q", count=1) == "Ann joined game K7Q (1 player)."
+    assert t("en", "svc.joined", name="Ann", code="K7Q", count=2) == "Ann joined game K7Q (2 players)."
+    assert "(1 giocatore)" in t("it", "svc.joined", name="Ann", code="K7Q", count=1)
+    assert "(0 jugadores)" in t("es", "svc.joined", name="Ann", code="K7Q", count=0)
+    en = _plurals("en")
+    assert en, "no plural message in the English catalog"
+    for lang in ("it", "es"):
+        other = _plurals(lang)
+        assert set(other) == set(en), lang  # a key plural in one language is plural in all
+        for key, forms in other.items():
+            fields = {f for form in en[key] for f in re.findall(r"{(\w+)}", form)}
+            assert "count" in fields, key
+            for form in forms:
+                assert form and set(re.findall(r"{(\w+)}", form)) <= fields, (lang, key, form)
 
 
 def test_catalogs_have_the_same_keys_and_placeholders() -> None:

@@ -185,7 +185,8 @@ def test_joins_go_without_saying_when_the_game_starts_and_the_seating_is_his_on_
     code = h.game().code
     for n in NAMES:
         h.say(n, f"join {code} {n}")
-        assert h.inbox(n) == [f"{n} joined game {code} ({NAMES.index(n) + 1} players)."]  # his own, at once
+        count = NAMES.index(n) + 1  # his own join, answered at once
+        assert h.inbox(n) == [f"{n} joined game {code} ({count} player{'' if count == 1 else 's'})."]
     assert NAMES[0] == TG
     sms = NAMES[1]
     assert len(h.inbox(sms)) == 1  # the joins after his own are held
