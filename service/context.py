@@ -33,7 +33,8 @@ class Ctx:
     identity: Identity | None = None
     inbound_id: int | None = None
     newcomer: bool = False
-    """The identity was created by this very message (it then takes the game's language)."""
+    """The identity was created by this very message, whose words do not tell his language (he then
+    takes the game's; ``grammar.language_of``)."""
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)
