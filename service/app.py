@@ -296,7 +296,7 @@ class Service:
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
-            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer and said_in is None, chat=group)
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, said_in=said_in)
             if stop:
                 session.add(identity)
                 return [], ctx
