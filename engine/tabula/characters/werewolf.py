@@ -72,13 +72,13 @@ def _named(state: TabulaState) -> dict[str, str]:
 def split(before: TabulaState, after: TabulaState, actor: str) -> list[Event]:
     """The pack told at once when a choice leaves its choices differing, with how the bot settles
     it at dawn (the rulings: the target named by most living Werewolves, a tie drawn by the game's
-    generator; Lara's choice of another Werewolf overrides, ``lara``). Only the pack reads it: it
-    says nothing the pack's own choices did not show it."""
+    generator; Lara's choice of another Werewolf overrides, ``overridden``). Only the pack reads it:
+    it says nothing the pack's own choices did not show it."""
     now = _named(after)
     if len(set(now.values())) < 2 or _named(before).get(actor) == now.get(actor):
         return []
-    lara = any(after.roles[p] is Role.LARA and is_wolf(after, t) for p, t in now.items() if t in after.alive)
-    return [Event("werewolf.split", {"choices": now, "lara": lara}, pack(after), CHANNEL)]
+    overridden = any(after.roles[p] is Role.LARA and is_wolf(after, t) for p, t in now.items() if t in after.alive)
+    return [Event("werewolf.split", {"choices": now, "overridden": overridden}, pack(after), CHANNEL)]
 
 
 def pack_victim(table: Table) -> str | None:
