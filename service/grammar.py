@@ -109,8 +109,8 @@ class Parsed:
     """The text after the verb (or the whole text, for talk), as typed."""
     code: str | None = None
     slash: bool = False
-    """Talk that starts with ``/word`` (or ``!word``): a command the grammar does not know, which is
-    never talk (Telegram users type ``/`` for commands only)."""
+    """Talk that starts with ``/word``: a command the grammar does not know, which is never talk
+    (Telegram users type ``/`` for commands only)."""
 
     @property
     def is_move(self) -> bool:
@@ -137,7 +137,7 @@ def parse(text: str) -> Parsed:
         body = text.strip()
         if code is not None:
             body = body.split(None, 1)[1] if len(body.split(None, 1)) > 1 else ""
-        slash = len(words[0]) > 1 and words[0][0] in "/!" and words[0][1].isalnum()
+        slash = len(words[0]) > 1 and words[0][0] == "/" and words[0][1].isalnum()
         return Parsed(None, tuple(words), body, code, slash)
     rest = " ".join(words[1:])
     return Parsed(verb, tuple(words[1:]), rest, code)

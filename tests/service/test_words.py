@@ -46,6 +46,11 @@ def test_talk_that_starts_near_a_verb_is_still_talk(text: str) -> None:
     assert grammar.near_miss(text, TABLE) is None
 
 
+def test_a_word_after_a_slash_is_a_command_and_nothing_else_is() -> None:
+    assert grammar.parse("/foo").slash and grammar.parse("#K7Q /foo bar").slash
+    assert not any(grammar.parse(t).slash for t in ("!foo", "/ hi", "//", "foo /bar", "/vote bob"))
+
+
 def test_overheard_in_a_group_a_move_itself_is_kept_back() -> None:
     assert grammar.near_miss("vote Jim", TABLE) is None  # a command: the grammar reads it as one
     found = grammar.near_miss("vote Jim", TABLE, exact=True)
