@@ -27,7 +27,7 @@ import engine
 from . import play
 from .context import Ctx
 from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
-from .grammar import code_of, parse
+from .grammar import code_of, language_of, parse
 from .i18n import t
 from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
@@ -269,9 +269,11 @@ class Service:
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = self._identity(session, channel, address)
             newcomer = identity is None
+            # A newcomer who writes "entra" or "unirse" reads Italian or Spanish from his first reply on.
+            said_in = language_of(text) if newcomer else None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
-                                    language=self.settings.DEFAULT_LANGUAGE, created_at=now)
+                                    language=said_in or self.settings.DEFAULT_LANGUAGE, created_at=now)
                 self._new_identity(session, identity)
             group = self._group(session, channel, chat, now) if chat is not None else None
             made = [x for x in (identity if newcomer else None, group) if x is not None and x.id is None]
@@ -294,7 +296,7 @@ class Service:
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
-            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group)
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, said_in=said_in)
             if stop:
                 session.add(identity)
                 return [], ctx

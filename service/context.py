@@ -33,7 +33,11 @@ class Ctx:
     identity: Identity | None = None
     inbound_id: int | None = None
     newcomer: bool = False
-    """The identity was created by this very message (it then takes the game's language)."""
+    """The identity was created by this very message (it then takes the game's language, unless
+    ``said_in``)."""
+    said_in: str | None = None
+    """A newcomer's language, told by the words of this very message (``grammar.language_of``): he
+    reads it whatever the game's."""
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)

@@ -8,6 +8,11 @@ from engine import LupusError
 
 from .i18n import has, role_name, t
 
+#: Refusals whose text reads "you cannot {verb}": the verb goes in as an infinitive (``verb.to.VERB``).
+SAID_AS_INFINITIVE = frozenset({"power.none", "power.wrong_phase", "power.not_now", "day.only"})
+#: Refusals whose count the engine names otherwise than ``count``.
+COUNTED_BY = {"setup.too_many_wolves": "wolves"}
+
 
 def error_text(lang: str, error: LupusError) -> str:
     key = f"error.{error.key}"
@@ -17,8 +22,12 @@ def error_text(lang: str, error: LupusError) -> str:
     if "role" in params:
         params["role"] = role_name(lang, str(params["role"]))
     if "verb" in params:
-        verb = f"verb.{params['verb']}"
+        # "You cannot {verb}" takes the verb as an infinitive phrase ("Ora non puoi scrutare un
+        # giocatore"), not as the command word (the imperative "vedi" in Italian).
+        verb = f"verb.to.{params['verb']}" if error.key in SAID_AS_INFINITIVE else f"verb.{params['verb']}"
         params["verb"] = t(lang, verb) if has("en", verb) else params["verb"]
+    if error.key in COUNTED_BY:  # the number that makes the text plural (``i18n.PLURAL_BY``)
+        params["count"] = params.get(COUNTED_BY[error.key])
     if "suspects" in params:
         params["suspects"] = t(lang, "svc.or").join(params["suspects"])
     for k, v in params.items():

@@ -4,11 +4,13 @@ A message is ``[#CODE] VERB [ARGS...]``. Verbs are understood in English, Italia
 Spanish; case and accents never matter; Telegram's ``/vote`` works too. What is understood
 is handed on in English (engine moves in ``engine.notation`` format), so records store
 English whatever language the player wrote in. Anything that does not start with a verb
-is talk, for the town square (or the pack's channel at night).
+is talk, for the town square (or the pack's channel at night), except what only looks like a
+command (``near_miss``, ``Parsed.slash``): that is answered, never relayed.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -106,6 +108,9 @@ class Parsed:
     rest: str
     """The text after the verb (or the whole text, for talk), as typed."""
     code: str | None = None
+    slash: bool = False
+    """Talk that starts with ``/word``: a command the grammar does not know, which is never talk
+    (Telegram users type ``/`` for commands only)."""
 
     @property
     def is_move(self) -> bool:
@@ -132,9 +137,144 @@ def parse(text: str) -> Parsed:
         body = text.strip()
         if code is not None:
             body = body.split(None, 1)[1] if len(body.split(None, 1)) > 1 else ""
-        return Parsed(None, tuple(words), body, code)
+        slash = len(words[0]) > 1 and words[0][0] == "/" and words[0][1].isalnum()
+        return Parsed(None, tuple(words), body, code, slash)
     rest = " ".join(words[1:])
     return Parsed(verb, tuple(words[1:]), rest, code)
+
+
+# -- what only looks like a command ----------------------------------------------------------------
+@dataclass(frozen=True)
+class NearMiss:
+    """What a message that looks like a command probably meant: the engine verb (canonical English),
+    the word of it the message came closest to, and the target as typed (a name is completed)."""
+
+    verb: str
+    word: str
+    target: str | None
+
+
+MOVE_INDEX: dict[str, str] = {fold(w): v.value for v, ws in MOVE_WORDS.items() for w in ws}
+SHORTEST_NEAR = 3
+"""Words shorter than this are never near a verb: "si", "ok", "no" are what people say."""
+
+
+def edits(a: str, b: str) -> int:
+    """How many letters differ between two words (difflib's alignment: a letter changed, missing or
+    added counts one, and two neighbouring letters swapped count one, as one slip of the finger)."""
+    if len(a) == len(b) and sorted(a) == sorted(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1:
+            return 1
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
+def near(word: str, verb_word: str) -> bool:
+    """``word`` is a slip for ``verb_word`` (both folded): it is at least ``SHORTEST_NEAR`` letters
+    long, starts with the same letter (a typo rarely hits the first one, and most words that happen
+    to sit near a verb do not share it) and is at most one letter off (two, for a verb word of six
+    letters or more): ``vot`` for ``vote``, ``vedo`` for ``vedi``, ``kil`` for ``kill``, ``sbrna`` for
+    ``sbrana``, ``mato`` for ``mata``."""
+    if len(word) < SHORTEST_NEAR or word[0] != verb_word[0] or word == verb_word:
+        return False
+    allowed = 2 if len(verb_word) >= 6 else 1
+    return abs(len(word) - len(verb_word)) <= allowed and edits(word, verb_word) <= allowed
+
+
+def closest_verbs(word: str, index: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """The (verb, verb word) pairs ``word`` is near, closest first (difflib's ratio ranks them), one
+    per verb."""
+    index = MOVE_INDEX if index is None else index
+    key = fold(word)
+    ranked = difflib.get_close_matches(key, list(index), n=len(index), cutoff=0.0)
+    out: list[tuple[str, str]] = []
+    for w in ranked:
+        if near(key, w) and all(v != index[w] for v, _ in out):
+            out.append((index[w], w))
+    return out
+
+
+def _target(word: str, names: Sequence[str]) -> str | None:
+    """A player's name (folded equal, or a unique prefix of three letters or more; ``name:side``
+    for a house) or a number a seat can have; None for any other word."""
+    w = word.rstrip(".!")
+    if w.isdecimal():
+        return w if 1 <= int(w) <= len(names) else None
+    head, colon, side = w.partition(":")
+    key = fold(head)
+    if not key:
+        return None
+    exact = [n for n in names if fold(n) == key]
+    hits = exact or ([n for n in names if fold(n).startswith(key)] if len(key) >= 3 else [])
+    if len(hits) != 1:
+        return None
+    return hits[0] + colon + side
+
+
+def near_miss(text: str, names: Sequence[str], exact: bool = False) -> NearMiss | None:
+    """Whether a message that is no command is *shaped like one*: after an optional ``#CODE``,
+    exactly two words, a slip of an engine verb in any of the three languages (``near``) followed by
+    nothing but a player's name or seat number (``vot Jim``, ``vedo Zed``, ``kil 3``); with
+    ``exact``, the verb itself too (talk overheard in a group is never read as a command, but a move
+    typed there must not reach the others either). Anything longer is talk, even if it starts with
+    a word close to a verb ("Will Dan lie again?", "vedo che Zed mente"), and so is a first word
+    that is a player's name or has anything but letters in it ("Vero, Jim")."""
+    words = text.split()
+    if words and CODE_RE.match(words[0]):
+        words = words[1:]
+    if len(words) != 2 or not words[0].isalpha():
+        return None
+    head, target = fold(words[0]), _target(words[1], names)
+    if target is None or any(fold(n) == head for n in names):
+        return None
+    if head in VERBS:  # a command, which the caller reads as one; overheard in a group, a move is kept back
+        return NearMiss(MOVE_INDEX[head], head, target) if exact and head in MOVE_INDEX else None
+    found = closest_verbs(head)
+    return NearMiss(found[0][0], found[0][1], target) if found else None
+
+
+def slash_near(p: Parsed) -> tuple[str, str] | None:
+    """For ``/word`` that is no command: the (verb, verb word) it is a slip for, of every verb."""
+    word = fold(p.args[0]).lstrip("/!").split("@", 1)[0] if p.args else ""
+    found = closest_verbs(word, VERBS) if word.isalpha() else []
+    return found[0] if found else None
+
+
+#: Command words that tell a newcomer's language: Italian's and Spanish's own (a word both share,
+#: "pausa", "lista", "vota", is no evidence). English ones are not: Telegram's deep link and every
+#: help text's examples are typed in English whatever the reader's language.
+LANGUAGE_WORDS: dict[str, frozenset[str]] = {
+    "it": frozenset({
+        "aiuto", "comandi", "stato", "ruolo", "personaggio", "lingua", "entra", "partecipa", "esci", "lascia",
+        "inizia", "comincia", "nuova", "nuovo", "crea", "imposta", "opzioni", "dici", "giocatori", "partite",
+        "esporta", "riassunto", "fuso", "estendi", "proroga", "prolunga", "accorcia", "abbrevia", "sospendi",
+        "riprendi", "continua", "sostituisci", "rimpiazza", "rimuovi", "espelli", "termina", "finisci",
+        "volontario", "riserva", "coorganizzatore", "ancora", "rivincita", "sbrana", "uccidi", "vedi",
+        "guarda", "scruta", "proteggi", "gufa", "gufo", "resuscita", "rianima", "ritratto", "teschio",
+        "pozione", "sbircia", "rivela", "mostra", "scommetti", "punta", "moneta"}),
+    "es": frozenset({
+        "ayuda", "comandos", "estado", "rol", "personaje", "idioma", "unirse", "unirme", "entrar", "salir",
+        "dejar", "abandonar", "empezar", "comenzar", "iniciar", "nueva", "nuevo", "crear", "ajustar",
+        "opciones", "decir", "dile", "jugadores", "partidas", "exportar", "resumen", "huso", "extender",
+        "prorrogar", "alargar", "acortar", "reducir", "reanudar", "continuar", "reemplazar", "sustituir",
+        "quitar", "expulsar", "terminar", "finalizar", "voluntario", "suplente", "coorganizador", "otra",
+        "revancha", "matar", "mata", "devora", "ver", "mirar", "mira", "proteger", "protege", "buho",
+        "imitar", "votar", "revivir", "resucitar", "resucita", "retrato", "calavera", "pocion", "espia",
+        "espiar", "revela", "revelar", "mostrar", "muestra", "ensena", "apuesta", "apostar", "apuesto",
+        "moneda"}),
+}
+
+
+def language_of(text: str) -> str | None:
+    """The language a message's command word is Italian or Spanish in, if only one (see
+    ``LANGUAGE_WORDS``): "entra K7Q Ann" is Italian, "unirse K7Q Ana" Spanish, "join" neither."""
+    words = text.split()
+    if words and CODE_RE.match(words[0]):
+        words = words[1:]
+    head = fold(words[0]).lstrip("/!").split("@", 1)[0] if words else ""
+    found = [lang for lang, ws in LANGUAGE_WORDS.items() if head in ws]
+    return found[0] if len(found) == 1 else None
 
 
 # -- targets -------------------------------------------------------------------------------------------

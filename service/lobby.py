@@ -210,7 +210,7 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if room is None:
         return ctx.reply("svc.join.how")
     game, me = room.game, ctx.identity
-    if ctx.newcomer:
+    if ctx.newcomer and ctx.said_in is None:
         me.language = game.language
     mine = room.seat_of(me.id)
     if mine is not None:

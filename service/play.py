@@ -41,6 +41,9 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     verb = Verb(str(p.verb))
     legal = [a for a in engine.legal_actions(state, seat.name) if a.verb is verb]
     targets = [a.target for a in legal if a.target is not None]
+    refused = None if legal else refusal(state, seat.name, verb)
+    if refused is not None:
+        return ctx.reply_text("error." + refused.key, error_text(ctx.lang, refused), room.id)
     target: str | None = None
     if verb in NO_TARGET_VERBS or (legal and not targets):
         target = None
@@ -70,6 +73,27 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     room.advance(new, events, (seat.name, action.text()))
 
 
+#: The engine's refusals that are about the target named, not about the move itself.
+TARGET_REFUSALS = frozenset({
+    "target.missing", "target.unknown", "target.self", "target.dead", "target.not_allowed", "target.not_house",
+    "target.own", "target.own_last", "vote.no_target", "ballot.not_suspect", "bet.not_player", "bet.self",
+    "coin.not_number", "coin.not_drawn", "show.bad_side", "show.not_yours"})
+
+
+def refusal(state: engine.GameState, actor: str, verb: Verb) -> IllegalAction | None:
+    """Why ``verb`` cannot be played now whoever is named: the phase's or the card's own refusal
+    ("votes are cast by day", "your character has no such power"). Asked of the engine before the
+    target is read, with a stand-in target, so that ``votar 1`` at night is not answered "there is
+    no player called 1". None when the refusal would be about the target (the reply to the target
+    as typed says more)."""
+    stand_in = next((p for p in state.players if p != actor), actor)
+    try:
+        engine.apply(state, Action(actor, verb, stand_in))
+    except IllegalAction as e:
+        return None if e.key in TARGET_REFUSALS else e
+    return None
+
+
 def help_(ctx: Ctx, room: Room) -> None:
     game, lang, me = room.game, ctx.lang, _me(ctx)
     if game.status == "lobby":
@@ -89,6 +113,8 @@ def help_(ctx: Ctx, room: Room) -> None:
     seat = room.seat_of(me)
     if room.is_moderator(me):
         ctx.reply("svc.help.moderator", code=game.code)
+    elif seat is not None and game.paused:  # no deadline to be "until", and no move is taken meanwhile
+        ctx.reply("svc.help.paused", code=game.code, phase=phase + number)
     elif seat is not None:
         actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
         if actions:
@@ -186,6 +212,28 @@ def digest(ctx: Ctx, p: Parsed) -> None:
     ctx.reply("svc.digest.on" if on else "svc.digest.off")
 
 
+def looks_like_a_move(ctx: Ctx, room: Room, text: str, overheard: bool = False) -> bool:
+    """Talk shaped like a move (``grammar.near_miss``: "vot Jim", "vedo Zed", "kil 3"; overheard in a
+    group, "vote Jim" too) is not relayed: a Seer's slip would tell the town who he is. He is
+    answered privately with what he probably meant, in his language. True if so."""
+    near = grammar.near_miss(text, room.names(), exact=overheard)
+    if near is None:
+        return False
+    suggestion = f"{render.verb_word(ctx.lang, near.verb)} {near.target}"
+    ctx.reply("svc.did_you_mean.group" if overheard else "svc.did_you_mean", suggestion=suggestion)
+    return True
+
+
+def unknown_command(ctx: Ctx, p: Parsed) -> None:
+    """``/foo``: no command, and never talk. Answered with the command it is a slip for, if any."""
+    found = grammar.slash_near(p)
+    if found is None:
+        return ctx.reply("svc.unknown_command", word=p.args[0])
+    verb, word = found
+    said = render.verb_word(ctx.lang, verb) if verb in grammar.ENGINE_VERBS else word
+    ctx.reply("svc.did_you_mean", suggestion=" ".join([said, *p.args[1:3]]))
+
+
 def talk(ctx: Ctx, room: Room, text: str) -> None:
     """The town square by day (and in the lobby, and after the end); the pack's or the
     lodge's channel at night. Ghosts are not relayed: the rulebooks forbid them to speak."""
@@ -228,13 +276,16 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
 def overheard(ctx: Ctx, room: Room, text: str) -> bool:
     """Plain talk typed in the game's Telegram group: the group read it already, so it goes (as
     ``say`` would, digests included) only to those who do not read the group, the SMS players.
-    Never answered: not from a Ghost (the rulebooks forbid them to speak), nor at night (the village
+    What is shaped like a move is not talk (``looks_like_a_move``): kept back and answered privately.
+    Talk is never answered: not from a Ghost (the rulebooks forbid them to speak), nor at night (the village
     sleeps; the pack talks privately), nor from someone who does not play. True if relayed."""
     text = " ".join(text.split())
     me, game, state = _me(ctx), room.game, room.state
     seat = room.seat_of(me)
     moderator = room.is_moderator(me)
     if not text or (seat is None and not moderator):
+        return False
+    if looks_like_a_move(ctx, room, text, overheard=True):
         return False
     if game.status == "running" and state is not None and not moderator:
         assert seat is not None

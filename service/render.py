@@ -102,19 +102,30 @@ def grouped(pairs: Sequence[tuple[str, str]], lang: str, also: Sequence[str] = (
 
 
 def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) -> str:
-    """A night's moves as typed, ``(actor, "kill bob")``, for the post-game reveal: ``ann kill bob,
-    cat see ann``; by SMS, the same move by several in one item: ``ann,dan kill bob``."""
-    def said(text: str) -> str:
-        verb, _, rest = text.partition(" ")
-        return f"{verb_word(lang, verb)} {rest}".strip()
-
+    """A night's moves, ``(actor, "kill bob")``, for the post-game reveal, each read as a sentence in
+    the reader's language (``move_sentence``): ``ann kills bob, cat looks at ann``; by SMS, the same
+    move by several in one item: ``ann,dan kill bob``."""
     if not sms:
-        return ", ".join(f"{actor} {said(text)}" for actor, text in moves)
+        return ", ".join(move_sentence([actor], text, lang) for actor, text in moves)
     by: dict[str, list[str]] = {}
     for actor, text in moves:
-        if actor not in by.setdefault(said(text), []):
-            by[said(text)].append(actor)
-    return ", ".join(f"{','.join(actors)} {move}" for move, actors in by.items())
+        if actor not in by.setdefault(text, []):
+            by[text].append(actor)
+    return ", ".join(move_sentence(actors, text, lang, ",") for text, actors in by.items())
+
+
+def move_sentence(actors: Sequence[str], text: str, lang: str, sep: str = ", ") -> str:
+    """A move as typed (``kill bob``) told as what its actors did: "ann kills bob", "ann y dan matan a
+    bob" (``reveal.move.VERB``, its verb agreeing with how many chose it). A verb without a sentence
+    of its own reads ``ann: kill bob``."""
+    verb, _, target = text.partition(" ")
+    key = f"reveal.move.{verb}"
+    if verb == "reveal":  # a standing order: "reveal on" / "reveal off"
+        key += ".off" if target.strip().casefold() == "off" else ".on"
+    if not has("en", key):
+        key = "reveal.move.other"
+    return t(lang, key, count=len(actors), actors=sep.join(actors), verb=verb_word(lang, verb),
+             target=target).strip()
 
 
 def nights_text(nights: Mapping[int, Sequence[tuple[str, str]]], lang: str, sms: bool = False) -> str:
@@ -188,10 +199,14 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     elif key == "night.dawn":
         msg = "night.dawn.some" if data.get("dead") else "night.dawn.none"
     elif key in ("day.vote", "day.suspects"):
-        if "tally" in data:
+        if "tally" in data:  # the running tally (``Room.advance`` adds it to a nomination)
             d["tally"] = counts(data.get("tally", ()))
-        else:  # the event says what changed; the running tally is in the public view
+        else:  # the event says what changed
             d["tally"] = f"{data.get('target')} {data.get('votes', '')}".strip()
+    elif key == "werewolf.split":
+        msg = "werewolf.split.lara" if data.get("overridden") else key
+        d["choices"] = ", ".join(move_sentence([actor], f"kill {target}", lang)
+                                 for actor, target in data.get("choices", {}).items())
     elif key == "phase.ballot":
         d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
     elif key == "day.ballots":
@@ -341,9 +356,9 @@ def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
             lines.append(nights_text(nights, lang, reader.sms))
         return "\n".join(lines)
     phase, number = phase_label(pv, lang)
-    deadline = None if paused else info.deadline
-    lines = [t(lang, "svc.status", code=info.code, phase=phase, number=number,
-               deadline=deadline_text(deadline, info.tz, lang), alive=names(pv.get("alive", ()), lang),
+    # Paused, the phase has no deadline to be "until": the line says it is paused instead.
+    lines = [t(lang, "svc.status.paused" if paused else "svc.status", code=info.code, phase=phase, number=number,
+               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(pv.get("alive", ()), lang),
                dead=names(pv.get("dead", ()), lang))]
     if pv.get("tally"):
         lines.append(t(lang, "svc.status.tally", tally=counts(pv["tally"])))

@@ -268,7 +268,10 @@ class Room:
         self._changing = new.phase_no != old_phase
         try:
             for e in events:
-                self.broadcast(e.key, dict(e.data), e.to, e.channel)
+                data = dict(e.data)
+                if e.key == "day.vote" and "tally" not in data:  # the text shows the running tally
+                    data["tally"] = engine.public_view(new).get("tally", [])
+                self.broadcast(e.key, data, e.to, e.channel)
         finally:
             self._changing = False
         if new.phase_no != old_phase and new.phase is not Phase.OVER:

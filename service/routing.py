@@ -43,6 +43,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         return lobby.join(ctx, p, room)
     if verb == "volunteer":
         return _volunteer(ctx, p)
+    if verb is None and p.slash:  # "/foo": a command we do not know, never talk
+        return play.unknown_command(ctx, p)
     room = pick(ctx, p)
     if room is None:
         return None
@@ -50,6 +52,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
     handler = ROUTES.get(verb or "")
     if p.is_move:
         play.move(ctx, room, p)
+    elif verb is None and play.looks_like_a_move(ctx, room, p.rest):
+        pass  # answered with what it probably meant, and kept from the others
     elif verb is None or verb == "say":
         play.talk(ctx, room, p.rest)
     elif handler is not None:

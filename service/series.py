@@ -75,5 +75,5 @@ def tell_totals(room: Room) -> None:
     s = after(game, state)
     totals = s.totals
     room.broadcast("svc.series.totals", {
-        "n": len(s.games), "totals": render.counts([(p, totals[p]) for p in s.players]),
+        "count": len(s.games), "totals": render.counts([(p, totals[p]) for p in s.players]),
         "leaders": ", ".join(engine_series.leaders(s))})

@@ -27,6 +27,7 @@ from ..types import (
 from . import characters as _characters
 from . import day, deck, end, night, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
+from .characters import werewolf
 from .state import TabulaState
 from .table import Table
 
@@ -258,7 +259,10 @@ class TabulaRules:
         new = state.in_phase("choices", choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
-        return new, [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
+        events = [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
+        if slot.startswith("pack:"):  # the pack told at once when its choices differ
+            events += werewolf.split(state, new, actor)
+        return new, events
 
     def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice (the same all phase long)."""

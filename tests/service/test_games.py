@@ -13,7 +13,7 @@ from .play import NAMES, open_game, play_to_end, start
 
 OVER = {"en": "Game over", "it": "Partita finita", "es": "Fin de la partida"}
 NIGHTS = {"en": "The nights: Night 1:", "it": "Le notti: Notte 1:", "es": "Las noches: Noche 1:"}
-KILL = {"en": " kill ", "it": " sbrana ", "es": " matar "}
+KILL = {"en": " kills ", "it": " sbrana ", "es": " mata a "}  # the nights read as sentences
 ROLE = {"en": "Your character", "it": "Il tuo personaggio", "es": "Tu personaje"}
 
 

@@ -72,7 +72,7 @@ def test_extend_while_paused_moves_the_time_left(h: Harness) -> None:
     h.clear()
     h.say("host", "extend 1h30")
     assert h.game().deadline is None  # still paused: no deadline is announced
-    assert any(m.endswith("when it resumes, the night has 12 hours 30 minutes left.") for m in h.inbox("ann"))
+    assert any(m.endswith("when it resumes, the night phase has 12 hours 30 minutes left.") for m in h.inbox("ann"))
     h.say("bob", "lang it")
     h.say("host", "shorten 30m")
     assert any(m.endswith("restano 12 ore.") for m in h.inbox("bob"))
@@ -156,7 +156,7 @@ def test_the_end_reveals_every_night(h: Harness) -> None:
     start(h)
     play_to_end(h)
     reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
-    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kill " in reveal[0] and " see " in reveal[0]
+    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kills " in reveal[0] and " looks at " in reveal[0]
 
 
 def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:

@@ -25,7 +25,7 @@ def test_a_game_is_created_with_its_choices_and_its_code_is_shared(h: Harness) -
     # The creator is told the code and what players must write to join (in the game's language:
     # he is new here, so he takes it).
     assert out == [f"Partida {game.code} creada (tabula, Europe/Madrid). Los jugadores escriben: unirse {game.code}"
-                   " NOMBRE. Eres el anfitrión: únete para jugar, o quédate fuera para moderar. Escribe empezar"
+                   " NOMBRE. La organizas tú: únete para jugar, o quédate fuera para moderar. Escribe empezar"
                    " cuando estén todos."]
     # The rule set by name.
     h.say("host2", "new lupusburg")
@@ -52,7 +52,7 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
 
 
 @pytest.mark.parametrize(("names", "extra", "reason"), [
-    (NAMES[:5], "", "Not enough players: at least 8 (now 5)."),
+    (NAMES[:5], "", "Not enough players: there are 5, at least 8 are needed."),
     (NAMES, "deck seer seer", "There is only one Seer card."),
     (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
     (NAMES, "deck werewolf werewolf werewolf werewolf", "4 Werewolves would win at once."),

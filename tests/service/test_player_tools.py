@@ -31,11 +31,11 @@ def test_status_shows_phase_deadline_the_living_and_the_tally(h: Harness) -> Non
     assert out == [f"Game {code}: nominations 1, until Tue 3 Mar 18:00. Alive: {', '.join(living)}. Dead: {victim}.\n"
                    f"Tally: {wolves[0]} 3."]
     assert "(Werewolf)" not in out[0] and "(Villager)" not in out[0]
-    # In Italian, and paused: no deadline.
+    # In Italian, and paused: no deadline to be "until".
     h.say("host", "pause")
-    assert h.say(voters[0], "stato")[0].startswith(f"Game {code}: nominations 1, until no deadline (paused).")
+    assert h.say(voters[0], "stato")[0].startswith(f"Game {code}: nominations 1, paused by a host. Alive:")
     h.say(voters[0], "lingua it")
-    assert h.say(voters[0], "stato")[0].startswith(f"Partita {code}: votazione 1, fino a nessuna scadenza")
+    assert h.say(voters[0], "stato")[0].startswith(f"Partita {code}: votazione 1, in pausa per un organizzatore.")
 
 
 def test_role_repeats_the_card_and_what_it_learned(h: Harness) -> None:

@@ -44,8 +44,8 @@ def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_a
 
 def test_the_nights_group_the_same_move_by_several() -> None:
     moves = [("ann", "kill eve"), ("cat", "see ann"), ("bob", "kill eve"), ("ann", "kill eve")]
-    assert render.night_moves(moves, "en", sms=True) == "ann,bob kill eve, cat see ann"
-    assert render.night_moves(moves, "en") == "ann kill eve, cat see ann, bob kill eve, ann kill eve"
+    assert render.night_moves(moves, "en", sms=True) == "ann,bob kill eve, cat looks at ann"
+    assert render.night_moves(moves, "en") == "ann kills eve, cat looks at ann, bob kills eve, ann kills eve"
 
 
 def test_options_and_deadlines_are_short_by_sms_only_when_they_cannot_be_misread() -> None:

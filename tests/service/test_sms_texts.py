@@ -261,14 +261,17 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
 
 
 def _night_moves(text: str) -> set[tuple[str, str, str]]:
-    """The nights as revealed, ``Night 1: ann kill eve, bob kill eve`` or by SMS ``1: ann,bob kill
-    eve``, as (night, actor, move) triples."""
-    out = set()
+    """The nights as revealed, ``Night 1: ann kills eve, bob kills eve`` or by SMS ``1: ann,bob kill
+    eve``, as (night, actor, move) triples; the verb as one actor's ("kills", "looks at")."""
+    out: set[tuple[str, str, str]] = set()
     for night in text.split("; "):
         n, _, moves = night.removeprefix("Night ").partition(": ")
         for item in moves.split(", "):
             actors, _, move = item.partition(" ")
-            out.update((n, actor, move) for actor in actors.split(","))
+            verb, _, rest = move.partition(" ")
+            if "," in actors:  # several actors: their verb agrees with them ("kill" for "kills")
+                verb += "s"
+            out.update((n, actor, f"{verb} {rest}") for actor in actors.split(","))
     return out
 
 
@@ -285,4 +288,4 @@ def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Eng
     assert h.inbox(TG) == [f"{speaker}: it was the baker!"]
     h.finish_phase()
     (text,) = h.inbox(reader)
-    assert text.startswith(f"Town square (1): {speaker}: it was the baker!\n"), text
+    assert text.startswith(f"Town square (1 message): {speaker}: it was the baker!\n"), text

@@ -74,7 +74,7 @@ def test_the_square_as_a_digest(h: Harness) -> None:
     assert f"{a}: first" in h.inbox(PHONES[NAMES[3]])
     h.finish_phase()
     digests = [m for m in h.inbox(PHONES[reader]) if m.startswith("Town square")]
-    assert digests == [f"Town square (2): {a}: first | {b}: second"]
+    assert digests == [f"Town square (2 messages): {a}: first | {b}: second"]
 
 
 def test_a_revealed_deadalive_talks_on(h: Harness) -> None:

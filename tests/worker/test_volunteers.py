@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 import engine
+from service.i18n import role_name
 from service.models import Absence, GameEvent, Seat, Volunteer
 
 from .conftest import HOST, Table, everyone_but
@@ -31,8 +32,9 @@ def waiting(t: Table) -> list[int]:
 def test_a_volunteer_takes_the_seat_of_a_player_who_keeps_letting_phases_pass(table: Table) -> None:
     t = table
     code = t.open("night 1h nominations 1h ballot 1h")
-    assert "1 waiting" in sms(t, "+393330000001", f"voluntario {code}")[0]  # by SMS, in Spanish
-    assert "2 waiting" in t.say("200", f"volontario #{code}")[0]  # on Telegram, in Italian
+    # Newcomers, each answered in the language of his own word, whatever the game's.
+    assert "(1 esperando)" in sms(t, "+393330000001", f"voluntario {code}")[0]  # by SMS, in Spanish
+    assert "(2 in attesa)" in t.say("200", f"volontario #{code}")[0]  # on Telegram, in Italian
     newcomer, second = t.person("+393330000001"), t.person("200")
     state = t.state()
     idle = next(p for p in state.players if state.roles[p].value == "seer")  # type: ignore[attr-defined]
@@ -57,7 +59,7 @@ def test_a_volunteer_takes_the_seat_of_a_player_who_keeps_letting_phases_pass(ta
                                                                     "svc.role"]
     role_text = next(r.text for r in mine if r.key == "svc.role")
     assert idle in next(r.text for r in mine if r.key == "svc.substitute.welcome")
-    assert "Seer" in role_text or card in role_text.lower()
+    assert role_name("es", card) in role_text  # in his language: he wrote "voluntario"
     # ...and only he did; the table was told a substitute took the seat.
     roles = [r for r in t.rows() if r.key == "svc.role"]
     assert [r.identity_id for r in roles] == [newcomer.id]

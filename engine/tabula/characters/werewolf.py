@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...types import Role, RuleSet, Team, Verb
+from ...types import Event, Role, RuleSet, Team, Verb
 from ..auras import AURA
-from ..character import Character, Power, card, night_step, pack, register, wolves
+from ..character import Character, Power, card, is_wolf, night_step, pack, register, wolves
 from ..state import TabulaState
 from ..table import Table
 
@@ -59,6 +59,26 @@ WEREWOLF = register(
         channel=CHANNEL,
     )
 )
+
+
+def _named(state: TabulaState) -> dict[str, str]:
+    """Each living Werewolf's victim so far, in seating order."""
+    found = {slot[5:]: c[1] for slot, c in state.choices.items()
+             if slot.startswith("pack:") and c[1] is not None and slot[5:] in state.alive}
+    seat = state.seat()
+    return dict(sorted(found.items(), key=lambda kv: seat[kv[0]]))
+
+
+def split(before: TabulaState, after: TabulaState, actor: str) -> list[Event]:
+    """The pack told at once when a choice leaves its choices differing, with how the bot settles
+    it at dawn (the rulings: the target named by most living Werewolves, a tie drawn by the game's
+    generator; Lara's choice of another Werewolf overrides, ``overridden``). Only the pack reads it:
+    it says nothing the pack's own choices did not show it."""
+    now = _named(after)
+    if len(set(now.values())) < 2 or _named(before).get(actor) == now.get(actor):
+        return []
+    overridden = any(after.roles[p] is Role.LARA and is_wolf(after, t) for p, t in now.items() if t in after.alive)
+    return [Event("werewolf.split", {"choices": now, "overridden": overridden}, pack(after), CHANNEL)]
 
 
 def pack_victim(table: Table) -> str | None:

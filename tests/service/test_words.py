@@ -1,0 +1,308 @@
+"""Words: what only looks like a command is answered and never relayed, a move from the wrong
+phase gets the phase's own refusal, counts take their plural form, the pack is told when its
+choices differ, and the texts read as a native player would write them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from babel.messages.pofile import read_po
+from sqlalchemy import Engine
+
+import engine
+from engine import Action, Phase, Verb
+from service import grammar, render
+from service.i18n import LANGUAGES, LOCALE_DIR, gsm7, t
+
+from .conftest import Harness
+from .play import NAMES, WORDS, open_game, start
+from .test_sms_texts import Mixed
+
+TABLE = ["Jim", "Zed", "Ann", "Dan", "Eve", "Fay", "Gus", "Hal"]
+
+
+# -- what counts as shaped like a command ---------------------------------------------------------
+@pytest.mark.parametrize(("text", "verb", "target"), [
+    ("vot Jim", "vote", "Jim"), ("vedo Zed", "see", "Zed"), ("kil 3", "kill", "3"),
+    ("votr 2", "vote", "2"), ("sbrna ann", "kill", "Ann"), ("mtar Eve", "kill", "Eve"),
+    ("miro Eve", "see", "Eve"), ("vtoe Dan", "vote", "Dan"), ("#K7Q proteg Fay", "protect", "Fay"),
+    ("KIL jim.", "kill", "Jim"), ("vot Ji", "vote", None),
+])
+def test_a_slip_of_a_verb_before_a_name_or_number_is_a_near_miss(text: str, verb: str, target: str | None) -> None:
+    found = grammar.near_miss(text, TABLE)
+    if target is None:  # "Ji" is no name of three letters: it could be anything
+        assert found is None
+        return
+    assert found is not None and (found.verb, found.target) == (verb, target)
+
+
+@pytest.mark.parametrize("text", [
+    "Will Dan lie again?", "vedo che Zed mente", "Veo que Jim miente", "vota chi vuoi",
+    "Vero, Jim", "Will Dan", "hey Jim", "ciao Ann", "gracias Eve", "Ann Bob", "kil 30", "kil 0",
+    "si Jim", "ok", "vot", "I think vot Jim is a typo",
+])
+def test_talk_that_starts_near_a_verb_is_still_talk(text: str) -> None:
+    assert grammar.near_miss(text, TABLE) is None
+
+
+def test_a_word_after_a_slash_is_a_command_and_nothing_else_is() -> None:
+    assert grammar.parse("/foo").slash and grammar.parse("#K7Q /foo bar").slash
+    assert not any(grammar.parse(t).slash for t in ("!foo", "/ hi", "//", "foo /bar", "/vote bob"))
+
+
+def test_overheard_in_a_group_a_move_itself_is_kept_back() -> None:
+    assert grammar.near_miss("vote Jim", TABLE) is None  # a command: the grammar reads it as one
+    found = grammar.near_miss("vote Jim", TABLE, exact=True)
+    assert found is not None and (found.verb, found.target) == ("vote", "Jim")
+
+
+def test_a_newcomers_command_word_tells_his_language() -> None:
+    assert grammar.language_of("entra K7Q Ann") == "it"
+    assert grammar.language_of("#K7Q unirse Ana") == "es"
+    assert grammar.language_of("join K7Q Ann") is None  # English: also what Telegram's deep link says
+    assert grammar.language_of("pausa") is None  # both Italian and Spanish
+
+
+# -- in a game -------------------------------------------------------------------------------------
+def _game(h: Harness, lang: str = "en") -> dict[str, str]:
+    open_game(h, lang)
+    start(h, lang)
+    return {p: r.value for p, r in h.state().roles.items()}  # type: ignore[attr-defined]
+
+
+def _to_day(h: Harness, roles: dict[str, str]) -> None:
+    victim = next(p for p in NAMES if roles[p] == "villager")
+    for wolf in (p for p in NAMES if roles[p] == "werewolf"):
+        h.say(wolf, f"kill {victim}")
+    h.finish_phase()
+    assert h.state().phase is Phase.NOMINATIONS
+
+
+@pytest.mark.parametrize(("lang", "typo", "meant"), [
+    ("en", "vot {x}", "Did you mean: vote {x}?"),
+    ("it", "vedo {x}", "Intendevi: vedi {x}?"),
+    ("es", "mirr {x}", "¿Querías decir: ver {x}?"),
+])
+def test_a_seers_slip_at_night_is_answered_privately_and_reaches_nobody(
+        h: Harness, lang: str, typo: str, meant: str) -> None:
+    roles = _game(h, lang)
+    seer = next(p for p in NAMES if roles[p] == "seer")
+    target = next(p for p in NAMES if p != seer)
+    h.clear()
+    (reply,) = h.say(seer, typo.format(x=target))
+    assert reply.startswith(meant.format(x=target)), reply
+    h.deliver()
+    assert all(not msgs for who, msgs in h.channel.sent.items() if who != seer), h.channel.sent
+    assert h.state().choices == {}  # type: ignore[attr-defined]  # and nothing was chosen
+
+
+@pytest.mark.parametrize(("lang", "slip", "talk"), [
+    ("en", "vot {x}", "Will {x} lie again?"),
+    ("it", "vots {x}", "vedo che {x} mente"),
+    ("es", "votr {x}", "Veo que {x} miente"),
+])
+def test_by_day_a_slip_is_kept_back_and_talk_goes_on(h: Harness, lang: str, slip: str, talk: str) -> None:
+    roles = _game(h, lang)
+    _to_day(h, roles)
+    alive = [p for p in NAMES if p in h.state().alive]  # type: ignore[attr-defined]
+    speaker, other, listener = alive[0], alive[1], alive[2]
+    h.clear()
+    (reply,) = h.say(speaker, slip.format(x=other))
+    assert f"{WORDS[lang]['vote']} {other}" in reply, reply
+    assert h.inbox(listener) == []
+    assert h.state().votes == ()  # type: ignore[attr-defined]
+    assert h.say(speaker, talk.format(x=other)) == []
+    assert h.inbox(listener) == [f"{speaker}: {talk.format(x=other)}"]
+
+
+@pytest.mark.parametrize(("lang", "unknown", "near"), [
+    ("en", "I do not know the command /foo", "Did you mean: vote {x}?"),
+    ("it", "Non conosco il comando /foo", "Intendevi: vota {x}?"),
+    ("es", "No conozco el comando /foo", "¿Querías decir: votar {x}?"),
+])
+def test_a_slash_word_that_is_no_command_is_never_talk(h: Harness, lang: str, unknown: str, near: str) -> None:
+    roles = _game(h, lang)
+    _to_day(h, roles)
+    alive = [p for p in NAMES if p in h.state().alive]  # type: ignore[attr-defined]
+    h.clear()
+    assert h.say(alive[0], "/foo")[0].startswith(unknown)
+    assert h.say(alive[0], f"/vot {alive[1]}")[0].startswith(near.format(x=alive[1]))
+    assert h.say("stranger", "/foo")[0].startswith("I do not know the command /foo")  # in no game at all
+    h.deliver()
+    others = [m for who, msgs in h.channel.sent.items() if who not in (alive[0], "stranger") for m in msgs]
+    assert not any("foo" in m or "/vot" in m for m in others)
+
+
+# -- the phase's own refusal -------------------------------------------------------------------------
+def test_a_numbered_vote_by_sms_at_night_is_told_votes_are_by_day(db: Engine) -> None:
+    h = Mixed(db)
+    open_game(h, "es")
+    start(h, "es")
+    villager = next(p for p, r in h.state().roles.items() if r.value == "villager")  # type: ignore[attr-defined]
+    assert h.say(villager, "votar 1") == ["Se vota de dia: espera a la mañana."]
+    assert h.say(villager, "votar Zed") == ["Se vota de dia: espera a la mañana."]
+
+
+@pytest.mark.parametrize(("lang", "word", "refusal"), [
+    ("en", "kill 2", "You cannot kill: your character has no such power."),
+    ("it", "sbrana 2", "Non puoi sbranare: il tuo personaggio non ha questo potere."),
+    ("es", "matar 2", "No puedes matar: tu personaje no tiene ese poder."),
+])
+def test_a_villagers_kill_is_told_he_has_no_such_power(h: Harness, lang: str, word: str, refusal: str) -> None:
+    roles = _game(h, lang)
+    villager = next(p for p in NAMES if roles[p] == "villager")
+    assert h.say(villager, word) == [refusal]
+    assert h.say(villager, word.split()[0] + " nobody") == [refusal]
+
+
+@pytest.mark.parametrize(("lang", "word", "refusal"), [
+    ("en", "see", "You cannot look at a player now."),
+    ("it", "vedi", "Ora non puoi scrutare un giocatore."),
+    ("es", "ver", "Ahora no puedes mirar a un jugador."),
+])
+def test_a_seer_by_day_reads_a_sentence(h: Harness, lang: str, word: str, refusal: str) -> None:
+    roles = _game(h, lang)
+    _to_day(h, roles)
+    seer = next(p for p in NAMES if roles[p] == "seer")
+    assert h.say(seer, f"{word} 1") == [refusal]
+
+
+# -- counts --------------------------------------------------------------------------------------------
+NUMBERS = ("count", "n", "minimum", "maximum", "cards", "wolves")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_text_that_counts_is_a_plural_entry(lang: str) -> None:
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        singular = {str(m.id): str(m.string) for m in read_po(f) if m.id and not isinstance(m.id, tuple)}
+    # Ordinals are no counts: "Night 2", "Game 3 of the series".
+    ordinal = {"svc.night_n", "svc.reveal.night", "sms.svc.reveal.night", "svc.again.series"}
+    counted = [k for k, text in singular.items() if k not in ordinal
+               and set(re.findall(r"{(\w+)}", text)) & set(NUMBERS)]
+    assert counted == [], counted
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [
+    ("en", "with 1 player.", "with 2 players."),
+    ("it", "con 1 giocatore.", "con 2 giocatori."),
+    ("es", "con 1 jugador.", "con 2 jugadores."),
+])
+def test_counts_take_their_form_from_the_number(lang: str, one: str, two: str) -> None:
+    assert one in t(lang, "game.started", code="K7Q", count=1, deck="", seating="")
+    assert two in t(lang, "game.started", code="K7Q", count=2, deck="", seating="")
+    from engine import InvalidSetup
+    from service.errors import error_text
+
+    wolves = error_text(lang, InvalidSetup("setup.too_many_wolves", "1 would win", wolves=1))
+    assert wolves.startswith("1 ") and "{" not in wolves
+
+
+# -- wording ----------------------------------------------------------------------------------------
+def test_the_nights_read_as_sentences_in_each_language() -> None:
+    moves = [("Jim", "kill Ann"), ("Dan", "kill Ann"), ("Eve", "see Jim")]
+    assert render.night_moves(moves, "en") == "Jim kills Ann, Dan kills Ann, Eve looks at Jim"
+    assert render.night_moves(moves, "es") == "Jim mata a Ann, Dan mata a Ann, Eve mira a Jim"
+    assert render.night_moves(moves, "it") == "Jim sbrana Ann, Dan sbrana Ann, Eve scruta Jim"
+    assert render.night_moves(moves, "es", sms=True) == "Jim,Dan matan a Ann, Eve mira a Jim"
+    assert render.night_moves([("Bea", "revive")], "it") == "Bea riporta in vita il morto"
+    assert render.night_moves([("Bea", "reveal off")], "en") == "Bea orders not to be revealed when killed"
+
+
+@pytest.mark.parametrize("lang", ["it", "es"])
+def test_the_lynched_reads_right_for_anyone(lang: str) -> None:
+    info = render.Info("K7Q", "UTC", None)
+    data = {"ballots": {"bea": "ann"}, "counts": {"ann": 1}, "lynched": "Ann"}
+    for sms in (False, True):
+        text = render.event_text("day.ballots", data, render.Reader("bea", lang, sms=sms), info)
+        assert "linciato" not in text and "linchado" not in text, text
+        assert {"it": "lincia Ann", "es": "lincha a Ann"}[lang] in text, text
+
+
+def test_a_nomination_shows_the_running_tally(h: Harness) -> None:
+    roles = _game(h)
+    _to_day(h, roles)
+    alive = [p for p in NAMES if p in h.state().alive]  # type: ignore[attr-defined]
+    a, b, c = alive[:3]
+    h.say(a, f"vote {c}")
+    h.say(b, f"vote {c}")
+    h.clear()
+    h.say(c, f"vote {a}")
+    assert h.inbox(alive[3]) == [f"{c} votes {a}. Tally: {c} 2, {a} 1."]
+
+
+@pytest.mark.parametrize(("lang", "paused", "until"), [
+    ("en", "paused by a host", "until"), ("it", "in pausa", "fino a"), ("es", "en pausa", "hasta")])
+def test_a_paused_game_is_not_until_no_deadline(h: Harness, lang: str, paused: str, until: str) -> None:
+    roles = _game(h, lang)
+    h.say("host", "pausa" if lang != "en" else "pause")
+    player = next(p for p in NAMES if roles[p] == "villager")
+    status = h.say(player, {"en": "status", "it": "stato", "es": "estado"}[lang])[0]
+    helped = h.say(player, {"en": "help", "it": "aiuto", "es": "ayuda"}[lang])[0]
+    for text in (status, helped):
+        assert paused in text and f"{until} " not in text.split(".")[0], text
+        assert t(lang, "svc.no_deadline") not in text
+
+
+def test_a_moved_deadline_names_the_phase_as_a_phase(h: Harness) -> None:
+    roles = _game(h)
+    _to_day(h, roles)
+    h.clear()
+    h.say("host", "extend 1h")
+    h.deliver()
+    assert any("the nominations phase now ends" in m for msgs in h.channel.sent.values() for m in msgs)
+
+
+@pytest.mark.parametrize(("word", "lang", "joined"), [
+    ("entra", "it", "Lia entra nella partita"), ("unirse", "es", "Lia se unio a la partida")])
+def test_a_newcomer_is_answered_in_the_language_of_his_words(db: Engine, word: str, lang: str, joined: str) -> None:
+    h = Mixed(db)
+    h.say("host", "new")  # an English game
+    code = h.game().code
+    h.say("+390000001", f"{word} {code} Lia")
+    assert any(joined in m for m in h.inbox("+390000001")), h.inbox("+390000001")
+    assert h.say("+390000002", f"{word}") == [gsm7(t(lang, "svc.join.how"))]  # no game named: his language
+    h.say("+440000003", f"join {code} Tom")
+    assert any("Tom joined game" in m for m in h.inbox("+440000003"))
+
+
+# -- the pack told when its choices differ ---------------------------------------------------------
+def _pack_state() -> tuple[engine.GameState, list[str], list[str]]:
+    for seed in range(50):
+        state, _ = engine.new_game(engine.GameConfig(engine.RuleSet.TABULA, tuple(NAMES)), seed)
+        wolves = [p for p in NAMES if state.roles[p].value == "werewolf"]  # type: ignore[attr-defined]
+        if len(wolves) == 2:
+            return state, wolves, [p for p in NAMES if p not in wolves]
+    raise AssertionError("no deal with two Werewolves")
+
+
+def test_the_pack_is_told_at_once_when_its_choices_differ_and_how_it_is_settled() -> None:
+    state, (a, b), humans = _pack_state()
+    state, events = engine.apply(state, Action(a, Verb.KILL, humans[0]))
+    assert [e.key for e in events] == ["night.choice"]  # one choice: nothing differs
+    state, events = engine.apply(state, Action(b, Verb.KILL, humans[1]))
+    split = [e for e in events if e.key == "werewolf.split"]
+    assert len(split) == 1 and set(split[0].to or ()) == {a, b} and split[0].channel == "werewolves"
+    assert split[0].data == {"choices": {a: humans[0], b: humans[1]}, "overridden": False}
+    state, events = engine.apply(state, Action(b, Verb.KILL, humans[1]))  # the same again: told already
+    assert [e.key for e in events] == ["night.choice"]
+    state, events = engine.apply(state, Action(b, Verb.KILL, humans[0]))  # agreed: nothing to settle
+    assert [e.key for e in events] == ["night.choice"]
+    reader = render.Reader(a, "it")
+    text = render.event_text("werewolf.split", split[0].data, reader, render.Info("K7Q", "UTC", None))
+    assert text.startswith(f"Il branco ha scelto vittime diverse: {a} sbrana {humans[0]}, {b} sbrana {humans[1]}.")
+    assert "più lupi vivi" in text and "sorte" in text
+
+
+def test_the_pack_reads_the_split_in_its_own_language_and_nobody_else_does(h: Harness) -> None:
+    roles = _game(h, "es")
+    a, b = [p for p in NAMES if roles[p] == "werewolf"]
+    x, y = [p for p in NAMES if roles[p] == "villager"][:2]
+    h.say(a, f"matar {x}")
+    h.clear()
+    h.say(b, f"matar {y}")
+    told = [m for m in h.inbox(a) if m.startswith("La manada eligió víctimas distintas")]
+    assert told == [f"La manada eligió víctimas distintas: {a} mata a {x}, {b} mata a {y}. Al amanecer muere quien "
+                    "eligieron más lobos vivos; un empate se sortea."]
+    assert any(m.startswith("La manada eligió") for m in h.inbox(b))
+    assert not any("distintas" in m for who in NAMES if who not in (a, b) for m in h.inbox(who))
