@@ -103,3 +103,13 @@ def test_the_deadly_owl_man_spares_a_mythomaniac_who_just_became_a_werewolf() ->
     g("dan: mimic ann", "kim: owl dan", "ann: kill hal", "end")
     assert "dan" in g.summary["alive"]
     assert_only_the_living_pack_hears(g, ["ann", "bob", "cat", "dan"], dead=[])
+
+
+def test_a_mythomaniac_the_deadly_owl_man_takes_after_he_copied_the_seer_learns_nothing() -> None:
+    g = Game(table(kim="owl_man"), seed=3, options={"deadly_owl": True})
+    g("ann: kill fay", "bob: kill fay", "end").lynch("gus")
+    g("dan: mimic eve", "kim: owl dan", "ann: kill hal", "end")
+    assert "dan" not in g.summary["alive"]
+    assert news(g, "mythomaniac.joined_seer") == []
+    mine = engine.view(g.state, "dan")
+    assert "became" not in mine and [f["key"] for f in mine["knowledge"]] == ["role.dealt"]
