@@ -5,8 +5,8 @@ or a theme; the bot adds the Werewolves the player count takes (two, three from 
 Lara and any Werewolf he names count among them) and fills with Villagers. The count is the
 rulebook's, not the host's: more Werewolves than it takes are refused, with how many it takes.
 Each ``set`` of the deck is answered with the deck as it would be dealt to the players in
-the lobby now (or why it cannot be). Seating is shuffled at start (from the game's stored seed) unless
-the host said ``shuffle off``.
+the lobby now (or why it cannot be). Seating is shuffled at start (from the game's stored
+seed) unless the host said ``shuffle off``.
 """
 
 from __future__ import annotations
