@@ -19,7 +19,7 @@ No I/O, no clock, no environment: chance comes from the seed kept in the state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import rulesets as _rulesets
@@ -32,9 +32,9 @@ _ = _rulesets
 
 __all__ = [
     "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
-    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase", "from_dict", "from_json",
-    "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome", "parse_move", "public_view", "summary",
-    "theme_key", "themes", "to_json", "view",
+    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase", "complete_deck",
+    "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome",
+    "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json", "view",
 ]
 
 
@@ -50,6 +50,46 @@ def theme_key(name: str) -> str:
     from .tabula.deck import theme_named
 
     return theme_named(name)[0]
+
+
+def player_range(rules: RuleSet | str, theme: str | None = None) -> tuple[int, int]:
+    """The fewest and the most players a game of these rules (and theme, in ``tabula``) takes."""
+    name = rules_for(rules).name
+    if name is RuleSet.LUPUSBURG:
+        from .lupusburg import setup
+
+        return setup.MIN_PLAYERS, setup.MAX_PLAYERS
+    if name is RuleSet.AURA:
+        from .tabula import aura_rules
+
+        return aura_rules.MIN_PLAYERS, aura_rules.MAX_PLAYERS
+    from .tabula import deck
+
+    if theme is not None:
+        t = deck.theme_named(theme)[1]
+        return t.lo, t.hi
+    return deck.MIN_PLAYERS, deck.MAX_PLAYERS
+
+
+def complete_deck(specials: Sequence[str], players: int) -> list[str]:
+    """A ``tabula`` host's chosen characters made a deck for ``players``: the Werewolves the count
+    takes are added (two, three from 16; Lara and any Werewolf named count among them) and
+    Villagers fill the rest. Not checked: ``new_game`` refuses what still does not fit."""
+    from .tabula import deck
+
+    return deck.complete(specials, players)
+
+
+def dealt_deck(rules: RuleSet | str, players: int, deck: Sequence[str] | None = None, theme: str | None = None,
+               seed: int = 0) -> dict[str, Any]:
+    """What everyone would be told of the deck if a game of ``players`` started now with this
+    ``deck`` (every card) or ``theme`` and ``seed``: the ``game.started`` event's ``deck`` (and
+    ``three_of``, for the Aura variant's four); ``InvalidSetup``, saying why, if it cannot be dealt."""
+    names = tuple(f"p{i}" for i in range(1, players + 1))
+    config = GameConfig(RuleSet(rules_for(rules).name), names, deck=tuple(deck) if deck else None, theme=theme)
+    _, events = new_game(config, seed)
+    started = next(e.data for e in events if e.key == "game.started")
+    return {k: started[k] for k in ("deck", "three_of") if k in started}
 
 
 def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:

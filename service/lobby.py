@@ -1,9 +1,12 @@
 """Creating a game, joining it, leaving it, starting it; listing games and players.
 
 Deck choice for ``tabula``: the host names the special characters (``deck seer medium``)
-or a theme; the bot adds the Werewolves (two, three from 16 players) unless named, and
-fills with Villagers. Seating is shuffled at start (from the game's stored seed) unless
-the host said ``shuffle off``.
+or a theme; the bot adds the Werewolves the player count takes (two, three from 16 players;
+Lara and any Werewolf he names count among them) and fills with Villagers. The count is the
+rulebook's, not the host's: more Werewolves than it takes are refused, with how many it takes.
+Each ``set`` of the deck is answered with the deck as it would be dealt to the players in
+the lobby now (or why it cannot be). Seating is shuffled at start (from the game's stored
+seed) unless the host said ``shuffle off``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
 from . import ghosts, grammar, render, series
-from .context import TELEGRAM, Buttons, Ctx
+from .context import SMS, TELEGRAM, Buttons, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
 from .i18n import LANGUAGES, role_name, t
@@ -186,9 +189,16 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
         game.setup = {k: v for k, v in {**game.setup, **c.setup}.items()
                       if not any(new in c.setup and k == old for new, old in drop.items())}
     game.rules = c.rules or game.rules
+    if c.rules and c.rules != RuleSet.TABULA.value and not c.setup:
+        # The Aura variant and Lupusburg deal their own fixed decks: a theme or named characters
+        # chosen for tabula no longer apply (and would keep the game from starting).
+        game.setup = {k: v for k, v in game.setup.items() if k not in ("theme", "specials")}
     game.timezone, game.language = c.tz or game.timezone, c.lang or game.language
     room.log("host", "set", {"args": list(p.args)})
-    ctx.reply("svc.set.ok", code=game.code)
+    if c.setup or c.rules:
+        tell_deck(ctx, room)
+    else:
+        ctx.reply("svc.set.ok", code=game.code)
     _tell_mute(ctx, game, c)
     ghosts.sync(room)
 
@@ -292,9 +302,31 @@ def build_deck(setup: dict[str, Any], n: int) -> list[str] | None:
     specials = list(setup.get("specials") or [])
     if not specials:
         return None
-    wolves = [] if "werewolf" in specials else ["werewolf"] * (3 if n >= 16 else 2)
-    cards = wolves + specials
-    return cards + ["villager"] * max(0, n - len(cards))
+    return engine.complete_deck(specials, n)
+
+
+def tell_deck(ctx: Ctx, room: Room) -> None:
+    """After a ``set`` of the deck, the theme or the rules: the deck as it would be dealt to the
+    players in the lobby now, so that the host knows what he set (with fewer than the rules take,
+    as it would be for the fewest), or why it cannot be dealt to them."""
+    game = room.game
+    theme = game.setup.get("theme")
+    tabula = game.rules == RuleSet.TABULA.value
+    now = len(room.seats)
+    try:
+        n = max(now, engine.player_range(game.rules, theme if tabula else None)[0])
+        deck = build_deck(game.setup, n) if tabula else None
+        dealt = engine.dealt_deck(game.rules, n, deck=deck, theme=theme, seed=game.seed)
+    except InvalidSetup as e:
+        return ctx.reply("svc.set.deck_bad", code=game.code, reason=error_text(ctx.lang, e))
+    sms = ctx.identity is not None and ctx.identity.channel == SMS
+    line = render.deck_line(dealt["deck"], ctx.lang, sms)
+    if "three_of" in dealt:
+        line = t(ctx.lang, "svc.deck.three_of", deck=line,
+                 roles=", ".join(role_name(ctx.lang, r) for r in dealt["three_of"]))
+    if now >= n:
+        return ctx.reply("svc.set.deck", code=game.code, count=n, deck=line)
+    ctx.reply("svc.set.deck_fewest", code=game.code, count=n, now=now, deck=line)
 
 
 def start(ctx: Ctx, room: Room) -> None:

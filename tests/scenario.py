@@ -14,7 +14,10 @@ A scenario file is a game record plus optional keys the engine ignores::
                                                    # (dotted paths allowed) exactly equal
 
 ``expect_error`` at position 0 means the game cannot even be set up (``InvalidSetup``); its
-``reason``, if given, must be part of the readable reason.
+``reason``, if given, must be part of the readable reason. Its ``text``, if given, is what a
+player reads of the error in each language it names (the service's catalogs)::
+
+    expect_error: {position: 0, key: setup.wolves, text: {en: "...", it: "...", es: "..."}}
 """
 
 from __future__ import annotations
@@ -70,6 +73,14 @@ def event_like(event: Event, pos: int, want: Mapping[str, Any]) -> bool:
     return all(k in data and data[k] == plain(v) for k, v in (want.get("data") or {}).items())
 
 
+def error_texts(path: Path, want: Mapping[str, Any], error: LupusError) -> None:
+    """The error as each reader reads it, in the languages ``want['text']`` names."""
+    from service.errors import error_text
+
+    for lang, text in (want.get("text") or {}).items():
+        assert error_text(lang, error) == text, f"{path.name} ({lang}): {error_text(lang, error)!r}"
+
+
 def check_scenario(path: Path) -> None:
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     record = parse_record(raw)
@@ -81,12 +92,14 @@ def check_scenario(path: Path) -> None:
             assert want["position"] == 0, f"{path.name}: the setup failed: {e}"
             assert e.key == want.get("key", e.key), f"{path.name}: {e.key} != {want['key']}: {e}"
             assert want.get("reason", "") in e.reason, f"{path.name}: {e.reason}"
+            error_texts(path, want, e)
             return
         except ReplayError as e:
             assert e.position == want["position"], f"{path.name}: stopped at {e.position}: {e}"
             if "key" in want:
                 assert e.error.key == want["key"], f"{path.name}: {e.error.key} != {want['key']}: {e}"
             assert want.get("reason", "") in e.error.reason, f"{path.name}: {e.error.reason}"
+            error_texts(path, want, e.error)
             return
         raise AssertionError(f"{path.name}: expected an illegal move at {want['position']}")
     result = replay(record)

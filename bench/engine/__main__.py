@@ -20,13 +20,16 @@ import engine
 from engine import GameConfig, Phase, RuleSet
 from engine.playout import play_out
 
-BASE_24 = ["werewolf"] * 3 + ["seer", "medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason",
-                              "werehamster", "mythomaniac"]
+SPECIALS = ["seer", "medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
+            "mythomaniac"]
 
 
 def deck(n: int) -> tuple[str, ...]:
-    cards = BASE_24[:n] if n < len(BASE_24) else BASE_24
-    return tuple(cards + ["villager"] * (n - len(cards)))
+    """The base game's specials that fit, with the Werewolves the count takes (2, 3 from 16)."""
+    specials = SPECIALS[:n - (3 if n >= 16 else 2)]
+    if specials.count("freemason") == 1:  # they come as a pair
+        specials.remove("freemason")
+    return tuple(engine.complete_deck(specials, n))
 
 
 def main() -> None:

@@ -66,7 +66,8 @@ def place_claw(table: Table) -> None:
     table.scratch["pack_victim"] = victim  # one draw of a tie, for the slaughter too
     if victim == table.scratch.get(POTION_TILE):
         table.protected.add(victim)
-        table.tell(pack(table.start), "werewolf.claw_blocked", channel="werewolves", target=victim)
+        # The living pack as the table stands (Mr. Hyde's Potion may have taken one of them already).
+        table.tell(pack(table.sync()), "werewolf.claw_blocked", channel="werewolves", target=victim)
         return
     table.marks[CLAW] = victim
     table.announce("aura.claw", target=victim)

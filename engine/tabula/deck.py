@@ -3,6 +3,15 @@
 The default deck: 8 players get 2 Werewolves, the Seer and 5 Villagers; more players add
 Villagers; 16 or more a third Werewolf. A host may choose the cards (or a theme, from
 ``themes.py``); a deck that does not fit is refused with a reason a player can read.
+
+The number of Werewolves is the rulebook's, not the host's: "with 8 players ... 2 Werewolves;
+... with 16 or more players, add the third Werewolf", so 2 for 8-15 players and 3 from 16 (up
+to the 30 the expansion allows: its themes, not the base game, add a fourth, and only in their
+own decks). Counted as Werewolves: the Werewolf cards and Lara, who is "one of the Werewolves"
+and comes "as an alternative to one of" them. Not counted: the Werecow (not a Werewolf for the
+end), the Mythomaniac (he may become one only on the second night), Dorian Wolf (a human). A
+theme's deck fits its own text instead: each ``Theme`` says how many Werewolves it takes at
+each size it allows.
 """
 
 from __future__ import annotations
@@ -40,6 +49,8 @@ class Theme:
     lo: int
     hi: int
     cards: Callable[[int, random.Random], list[Role]]
+    wolves: Callable[[int], int]
+    """How many Werewolves (Lara among them) its text puts in the deck for a player count."""
     options: Callable[[int], dict[str, Any]] = _no_options
 
 
@@ -47,10 +58,25 @@ class Theme:
 THEMES: dict[str, Theme] = {}
 
 
+def wolves_for(n: int) -> int:
+    """The Werewolves the base game takes for ``n`` players (Lara counting as one)."""
+    return 3 if n >= THIRD_WOLF_FROM else 2
+
+
 def default_deck(n: int) -> list[Role]:
     check_count(n)
-    wolves = 3 if n >= THIRD_WOLF_FROM else 2
+    wolves = wolves_for(n)
     return [Role.WEREWOLF] * wolves + [Role.SEER] + [Role.VILLAGER] * (n - wolves - 1)
+
+
+def complete(specials: Sequence[str], n: int) -> list[str]:
+    """The host's chosen characters (role names) with the Werewolves ``n`` players take added
+    (those named, Lara among them, count: "Lara ... as an alternative to one of the Werewolves")
+    and Villagers for the rest. More Werewolves named than the count takes stay: ``validate``
+    then refuses the deck and says how many it takes."""
+    named = sum(1 for r in parse_roles(specials) if r in CHARACTERS and CHARACTERS[r].wolf)
+    cards = [Role.WEREWOLF.value] * max(0, wolves_for(n) - named) + list(specials)
+    return cards + [Role.VILLAGER.value] * max(0, n - len(cards))
 
 
 def check_count(n: int, minimum: int = MIN_PLAYERS) -> None:
@@ -72,9 +98,10 @@ def parse_roles(names: Sequence[str]) -> list[Role]:
     return out
 
 
-def validate(deck: Sequence[Role], n: int, minimum: int = MIN_PLAYERS) -> None:
+def validate(deck: Sequence[Role], n: int, minimum: int = MIN_PLAYERS, theme: str | None = None) -> None:
     """Refuse a deck that does not fit ``n`` players, saying why. A theme's own range may go
-    below the usual minimum (The Few and the Special! is for 7 or 8)."""
+    below the usual minimum (The Few and the Special! is for 7 or 8), and its own text says
+    how many Werewolves it takes (``theme``: its key)."""
     check_count(n, minimum)
     if len(deck) != n:
         raise InvalidSetup("setup.deck_size", f"the deck has {len(deck)} cards for {n} players",
@@ -88,13 +115,27 @@ def validate(deck: Sequence[Role], n: int, minimum: int = MIN_PLAYERS) -> None:
             raise InvalidSetup("setup.duplicate", f"there is only one {role.value} card", role=role.value)
     if counts.get(Role.FREEMASON, 0) not in (0, 2):
         raise InvalidSetup("setup.freemasons", "the Freemasons come as a pair: use two or none")
-    wolves = sum(k for r, k in counts.items() if CHARACTERS[r].wolf)
-    if wolves == 0:
-        raise InvalidSetup("setup.no_wolves", "the deck needs at least one Werewolf")
-    others = sum(k for r, k in counts.items() if not CHARACTERS[r].wolf and CHARACTERS[r].counts_living)
-    if wolves >= others:
-        raise InvalidSetup("setup.too_many_wolves",
-                           f"{wolves} Werewolves against {others} others would win at once", wolves=wolves)
+    # The count the player count takes (2 at least, with 4 others or more) also rules out a deck
+    # without Werewolves and one that would win at once.
+    check_wolves(sum(k for r, k in counts.items() if CHARACTERS[r].wolf), n, theme)
+
+
+def check_wolves(wolves: int, n: int, theme: str | None = None) -> None:
+    """Refuse a deck whose Werewolves (Lara among them) are not as many as ``n`` players take:
+    the base game's count, or the theme's own."""
+    if theme is None:
+        want = wolves_for(n)
+        if wolves != want:
+            raise InvalidSetup(
+                "setup.wolves", f"with {n} players the deck takes {want} Werewolves (Lara counts as one), "
+                f"not {wolves}: 2 for 8 to 15 players, 3 from {THIRD_WOLF_FROM}", count=want, players=n, have=wolves)
+        return
+    key, t = theme_named(theme)
+    want = t.wolves(n)
+    if wolves != want:
+        raise InvalidSetup(
+            "setup.theme_wolves", f"{t.title} with {n} players takes {want} Werewolves (Lara counts as one), "
+            f"not {wolves}", theme=key, count=want, players=n, have=wolves)
 
 
 def theme_named(theme: str) -> tuple[str, Theme]:
@@ -109,12 +150,17 @@ def theme_named(theme: str) -> tuple[str, Theme]:
 def theme_deck(theme: str, n: int, seed: int) -> list[Role]:
     """The theme's deck for ``n`` players, validated; a count outside its range is refused."""
     key, t = theme_named(theme)
+    check_theme_range(key, n)
+    cards = t.cards(n, rng(seed, "theme", key))
+    validate(cards, n, minimum=t.lo, theme=key)
+    return cards
+
+
+def check_theme_range(theme: str, n: int) -> None:
+    key, t = theme_named(theme)
     if not t.lo <= n <= t.hi:
         raise InvalidSetup("setup.theme_range", f"{t.title} is for {t.lo} to {t.hi} players (there are {n})",
                            theme=key, minimum=t.lo, maximum=t.hi, count=n)
-    cards = t.cards(n, rng(seed, "theme", key))
-    validate(cards, n, minimum=t.lo)
-    return cards
 
 
 def theme_options(theme: str, n: int) -> dict[str, Any]:
@@ -146,13 +192,19 @@ def deal(players: Sequence[str], cards: Sequence[Role], seed: int) -> dict[str, 
     return dict(zip(players, shuffled, strict=True))
 
 
-def fixed(players: Sequence[str], roles: Mapping[str, str]) -> dict[str, Role]:
-    """Roles named in a game record: every player exactly one, and the deck still valid."""
+def fixed(players: Sequence[str], roles: Mapping[str, str], theme: str | None = None) -> dict[str, Role]:
+    """Roles named in a game record: every player exactly one, and the deck still valid (with a
+    theme: within its player range, with its own number of Werewolves)."""
     missing = [p for p in players if p not in roles]
     extra = [p for p in roles if p not in players]
     if missing or extra:
         raise InvalidSetup("setup.roles_mismatch",
                            f"roles must name every player once (missing: {missing}, unknown: {extra})")
     out = {p: parse_roles([roles[p]])[0] for p in players}
-    validate(list(out.values()), len(players))
+    if theme is None:
+        validate(list(out.values()), len(players))
+    else:
+        key, t = theme_named(theme)
+        check_theme_range(key, len(players))
+        validate(list(out.values()), len(players), minimum=t.lo, theme=key)
     return out

@@ -66,7 +66,7 @@ class TabulaRules:
     def deal(self, config: GameConfig, seed: int) -> dict[str, Role]:
         players = config.players
         if config.roles:
-            return deck.fixed(players, {p: str(r) for p, r in config.roles.items()})
+            return deck.fixed(players, {p: str(r) for p, r in config.roles.items()}, config.theme)
         cards = deck.build(len(players), config.deck, config.theme, seed)
         return deck.deal(players, cards, seed)
 

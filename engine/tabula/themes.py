@@ -107,14 +107,35 @@ def _deadly_owl(from_players: int) -> Callable[[int], dict[str, Any]]:
     return options
 
 
+def _counted(*steps: tuple[int, int]) -> Callable[[int], int]:
+    """The Werewolves a theme's text takes: ``(from_players, wolves)`` steps, lowest first."""
+    def wolves(n: int) -> int:
+        return max(w for lo, w in steps if n >= lo)
+
+    return wolves
+
+
+# Each theme's Werewolves as its text counts them (Lara is one of them), checked against the
+# deck its function builds at every size it allows: a mistake in either is refused, not dealt.
 THEMES.update({
-    "the_few_and_the_special": Theme("The Few and the Special!", 7, 8, the_few_and_the_special),
-    "the_night_shift": Theme("The Night Shift", 8, 13, the_night_shift),
-    "the_evil_and_the_cure": Theme("The Evil and the Cure", 9, 23, the_evil_and_the_cure),
-    "the_lovers_of_mystery": Theme("The Lovers of Mystery", 12, 16, the_lovers_of_mystery),
-    "nights_of_blood": Theme("Nights of Blood", 12, 23, nights_of_blood, _deadly_owl(0)),
+    # Lara, 1 Werewolf (from LIT).
+    "the_few_and_the_special": Theme("The Few and the Special!", 7, 8, the_few_and_the_special, _counted((0, 2))),
+    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT).
+    "the_night_shift": Theme("The Night Shift", 8, 13, the_night_shift, _counted((0, 2))),
+    # Lara, 1 Werewolf (from LIT) [with 8-15 players] or 2 Werewolves (from LIT) [with 16+].
+    "the_evil_and_the_cure": Theme("The Evil and the Cure", 9, 23, the_evil_and_the_cure,
+                                   _counted((0, 2), (16, 3))),
+    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16].
+    "the_lovers_of_mystery": Theme("The Lovers of Mystery", 12, 16, the_lovers_of_mystery,
+                                   _counted((0, 2), (16, 3))),
+    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16+].
+    "nights_of_blood": Theme("Nights of Blood", 12, 23, nights_of_blood, _counted((0, 2), (16, 3)), _deadly_owl(0)),
+    # Lara, 1 Werewolf (from LIT) [with 9-24] or 2 (from LIT) [with 25+], 1 Werewolf (from this
+    # expansion) [with 16+].
     "different_factions_different_afterlives": Theme(
-        "Different Factions, Different Afterlives", 9, 28, different_factions_different_afterlives, _deadly_owl(20)
+        "Different Factions, Different Afterlives", 9, 28, different_factions_different_afterlives,
+        _counted((0, 2), (16, 3), (25, 4)), _deadly_owl(20),
     ),
-    "mythomania": Theme("Mythomania", 16, 30, mythomania, _deadly_owl(20)),
+    # Lara, 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 16-24] or 2 (from LIT) [with 25+].
+    "mythomania": Theme("Mythomania", 16, 30, mythomania, _counted((0, 3), (25, 4)), _deadly_owl(20)),
 })

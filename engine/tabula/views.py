@@ -59,7 +59,10 @@ def player_view(rules: TabulaRules, state: TabulaState, player: str) -> dict[str
         "public": rules.public_view(state),
     }
     became = state.marks.get("became", {}).get(player)
-    if became:
+    # Shown once he was told it (a Mythomaniac the deadly Owl-man took at that dawn never was:
+    # a Ghost learns nothing of the card he copied) or once the game is over.
+    if became and (state.phase is Phase.OVER or any(str(f.get("key", "")).startswith("mythomaniac.joined")
+                                                     for f in state.knowledge.get(player, ()))):
         out["became"] = became
     return out
 

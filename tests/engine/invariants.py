@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import engine
-from engine import Action, Event, GameConfig, Phase, Role, Verb
+from engine import Action, Event, GameConfig, Phase, Role, RuleSet, Verb
 from engine.playout import play_out
 from engine.tabula.character import CHARACTERS, is_wolf
 
@@ -19,6 +19,10 @@ PUBLIC_ROLE_KEYS = {"game.started", "game.over"}
 
 #: Private answers to a look, which may name the card looked at.
 LOOKS = {"seer.result", "fortune_teller.result", "darius.result", "hamlet.peek"}
+
+#: Night answers the rulebook's order gives before the Werewolves' phase: a Seer slaughtered that
+#: same night has had his answer, in the channel he shares with a Mythomaniac too.
+BEFORE_THE_PACK = {"seer.result", "fortune_teller.result", "darius.result"}
 
 
 def strings(value: Any) -> Iterable[str]:
@@ -74,6 +78,25 @@ def check_event_audience(before: Any, after: Any, event: Event) -> None:
         assert not named, f"{event.key} tells {p} ({after.roles[p].value}) of {named}"
 
 
+def to_a_team(event: Event) -> bool:
+    """Addressed to a team: a channel's members, or several players at once."""
+    return event.to is not None and (event.channel is not None or len(event.to) > 1)
+
+
+def check_team_audience(before: Any, after: Any, event: Event) -> None:
+    """No event addressed to a team reaches a dead player: a dead player's card stays secret
+    and a Ghost "no longer plays as a character". Not a Ghost of an earlier phase (one revived
+    in this step is alive again), nor one who died in this step, but for the night's answers
+    given before the Werewolves' phase. What the rulebooks give Ghosts (Baron Samedi's
+    revival) is their own choice, told to them alone."""
+    if not to_a_team(event) or after.rules is RuleSet.LUPUSBURG:  # Lupusburg tells one player at a time
+        return
+    for p in event.to or ():
+        assert p in before.alive or p in after.alive, f"{event.key} on {event.channel} reached the Ghost {p}"
+        assert p in after.alive or event.key in BEFORE_THE_PACK, \
+            f"{event.key} on {event.channel} reached {p}, who died as it happened"
+
+
 class Checker:
     """Plays one random game, asserting the invariants at every step."""
 
@@ -95,6 +118,7 @@ class Checker:
                 assert set(state.alive) <= set(prev.alive), "a dead player came back"
             for e in events:
                 check_event_audience(prev, state, e)
+                check_team_audience(prev, state, e)
             if action is None and state.phase is not Phase.OVER:
                 assert engine.from_json(engine.to_json(state)) == state
         assert state.phase_no <= self.max_phases, "the game does not end"

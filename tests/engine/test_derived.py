@@ -21,7 +21,7 @@ BASE = ("werewolf", "werewolf", "werewolf", "seer", "medium", "possessed", "body
         "freemason", "freemason", "werehamster", "mythomaniac") + ("villager",) * 12
 EXPANSION = ("werewolf", "werewolf", "seer", "mythomaniac", "hamlet", "dorian_wolf", "baron_samedi",
              "dr_jekyll", "deadalive", "fortune_teller", "werehamster", "owl_man", "bodyguard", "medium",
-             "villager", "villager")
+             "lara", "villager")  # 16 players take three Werewolves: Lara is the third
 
 
 def config(deck: tuple[str, ...]) -> GameConfig:

@@ -228,8 +228,8 @@ def test_default_deck_by_player_count() -> None:
         (7, None, "setup.too_few"),
         (8, ["werewolf"] * 2 + ["seer"] + ["villager"] * 6, "setup.deck_size"),
         (8, ["seer"] * 2 + ["villager"] * 6, "setup.duplicate"),
-        (8, ["seer", "medium"] + ["villager"] * 6, "setup.no_wolves"),
-        (8, ["werewolf"] * 4 + ["seer"] + ["villager"] * 3, "setup.too_many_wolves"),
+        (8, ["seer", "medium"] + ["villager"] * 6, "setup.wolves"),  # 8 players take 2 Werewolves
+        (8, ["werewolf"] * 4 + ["seer"] + ["villager"] * 3, "setup.wolves"),
         (9, ["werewolf"] * 2 + ["freemason", "seer"] + ["villager"] * 5, "setup.freemasons"),
         (8, ["werewolf"] * 2 + ["thief"] + ["villager"] * 5, "setup.foreign_role"),
         (8, ["werewolf"] * 2 + ["wizard"] + ["villager"] * 5, "setup.unknown_role"),

@@ -174,7 +174,10 @@ def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:
 def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> None:
     open_game(h)
     assert "Only a host" in h.say("ann", "set night 2h")[0]
-    assert h.say("host", "set night 2h deck seer medium shuffle off") == [f"Game {h.game().code}: noted."]
+    # A set of the deck is answered with the deck as it would be dealt to the players now in.
+    assert h.say("host", "set night 2h deck seer medium shuffle off") == [
+        f"Game {h.game().code}: noted. The deck for the 8 players now in: Medium (1), Seer (1), Villager (4), "
+        "Werewolf (2)."]
     game = h.game()
     assert game.options == {"night_minutes": 120, "shuffle": False} and game.setup == {"specials": ["seer", "medium"]}
     assert "did not understand" in h.say("host", "set deck unicorn")[0]

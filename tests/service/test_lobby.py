@@ -55,7 +55,8 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     (NAMES[:5], "", "Not enough players: there are 5, at least 8 are needed."),
     (NAMES, "deck seer seer", "There is only one Seer card."),
     (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
-    (NAMES, "deck werewolf werewolf werewolf werewolf", "4 Werewolves would win at once."),
+    (NAMES, "deck werewolf werewolf werewolf werewolf",
+     "With 8 players the deck takes 2 Werewolves (Lara counts as one), not 4."),
     (NAMES[:7], "theme the_night_shift", "The theme the_night_shift is for 8 to 13 players (there are 7)."),
 ])
 def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, names: list[str], extra: str,

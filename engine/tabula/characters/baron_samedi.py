@@ -5,7 +5,7 @@ dawn with all his abilities. Never on himself. Afterwards there is no Baron Same
 from __future__ import annotations
 
 from ...types import Role, Team, Verb
-from ..character import Character, Power, night_step, register
+from ..character import Character, Power, is_wolf, night_step, pack, register
 from ..state import TabulaState
 from ..table import Table
 
@@ -36,3 +36,20 @@ def zombie(table: Table) -> None:
         table.revive(w)
         table.immune.add(w)
         table.announce("baron_samedi.revived", player=w)
+        if is_wolf(s, w):
+            table.scratch[BACK_IN_THE_PACK] = w
+
+
+#: A Werewolf revived this night, for ``back_in_the_pack`` (in ``Table.scratch``).
+BACK_IN_THE_PACK = "baron_samedi.wolf"
+
+
+@night_step(98, "baron_samedi.pack", Role.BARON_SAMEDI)
+def back_in_the_pack(table: Table) -> None:
+    """A Werewolf back with the pack learns it as it is at dawn, and it learns of him (a
+    Mythomaniac may have joined it while he was a Ghost, and was not named to him then): told
+    after the night's last death, so that none of the pack slaughtered that night hears it."""
+    if table.scratch.get(BACK_IN_THE_PACK) is None:
+        return
+    members = pack(table.sync())
+    table.tell(members, "werewolf.pack", channel="werewolves", members=list(members))

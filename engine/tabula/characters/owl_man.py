@@ -47,7 +47,7 @@ def deadly_hoot(table: Table) -> None:
     target = table.marks.get("owl")
     if target is None or not deadly(table.start):
         return
-    s = table.start
+    s = table.sync()  # a Mythomaniac who joined the pack this night is a Werewolf "at once"
     if is_wolf(s, target) or s.roles[target] is Role.WEREHAMSTER:
         return
     table.kill(target, "owl")
