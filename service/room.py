@@ -34,13 +34,19 @@ SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
-#: The answers to an SMS reader's own moves, held: the next phase's text shows his votes among
-#: everyone's (the nominations' summary, the revealed ballots) and what came of his night. Only his
-#: moves of the first night and the first day's nominations are answered at once, with a word on
-#: this (``sms.own.first``); a refused or unclear move is answered at once, as any error.
-SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken", "night.choice"})
+#: The answers to an SMS reader's own moves, held: the next phase's text shows his nominations among
+#: everyone's and what came of his night. Only his moves of the first night and the first day's
+#: nominations are answered at once, with a word on this (``sms.own.first``); a refused or unclear
+#: move is answered at once, as any error. A secret ballot is always answered at once: nothing
+#: shows it before the ballots are revealed, and he may change it (``status`` shows it too).
+SMS_OWN_HELD_KEYS = frozenset({"day.vote", "night.choice"})
 #: Of those, the ones answered at once in the game's first night or day: (key, "night" or "day").
 SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
+#: The held copy of an SMS reader's own nomination answered at once (the first day's): his answer
+#: promised that the next phase's text shows it, so the summary has it among everyone's.
+SMS_OWN_VOTE = "sms.held.own_vote"
+#: Held rows that are nominations, as the summary reads them (``sms.held.vote``).
+VOTE_KEYS = frozenset({"day.vote", SMS_OWN_VOTE})
 
 
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
@@ -242,10 +248,14 @@ class Room:
         short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
         text = short if short is not None else self.text_for(key, data, audience, person, seat)
         me = self.ctx.identity
-        if person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key):
+        first = person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key)
+        if first:
             text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
         said = self._changing and person.channel == SMS and key in SMS_SAID_NEXT
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold, said=said)
+        if first and key == "day.vote" and not self._changing:  # and with everyone's, as promised
+            self.ctx.send(person, SMS_OWN_VOTE, render.held_line(key, data, person.language) or text,
+                          f"{dedup}:own", game_id=self.id, hold=True)
 
     # -- the engine ----------------------------------------------------------------------------------
     def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
@@ -373,7 +383,7 @@ class Room:
                 row.status = "merged"
                 s.add(row)
             lang = person.language
-            votes = [r.text for r in rows if r.key == "day.vote" and r.text not in pairs.get(lang, {})]
+            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
             if votes:
                 pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
             text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown)
@@ -405,8 +415,8 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
     has always read. Empty when there is nothing to say."""
     lobby = ("svc.joined", "svc.left")
     joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
-    votes = [r.text for r in rows if r.key == "day.vote"]
-    rest = [r.text for r in rows if r.key not in ("day.vote", *lobby, *SHOWN_AFTER)
+    votes = [r.text for r in rows if r.key in VOTE_KEYS]
+    rest = [r.text for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
             or (r.key == "svc.left" and not seating_shown)]
     known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []

@@ -1,0 +1,127 @@
+"""The SMS conversation's promises, kept in every language: the first day's own nomination is in
+his summary, as its answer promised; a secret ballot is confirmed at once and ``status`` shows it
+to him alone."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+from engine import Phase
+from service.channels import sms
+from service.delivery.sms import segments
+from service.i18n import LANGUAGES, gsm7, t
+from service.outbox import deliver
+
+from .conftest import Harness
+from .play import NAMES, WORDS, open_game, start
+
+TG = "ann"  # the one Telegram player
+
+
+class Mixed(Harness):
+    """Every player texts by SMS (his number is his name) but ``ann``, on Telegram."""
+
+    sids = itertools.count(1)
+
+    def say(self, who: str, text: str, external_id: str | None = None) -> list[str]:
+        channel = "telegram" if who == TG else "sms"
+        return self.svc.handle_inbound(channel, who, external_id or f"m{next(self._ids)}", text)
+
+    def sms(self, who: str, body: str) -> None:
+        """A text as Twilio posts it: STOP and START are keywords (``service.channels.sms``)."""
+        sms.handle(self.svc, {"MessageSid": f"SM{next(self.sids)}", "From": who, "Body": body})
+
+    def deliver(self) -> None:
+        senders = {"sms": self.channel, "telegram": self.channel}
+        while deliver(self.db, senders, now=self.clock.now + timedelta(days=3650), limit=500):
+            pass
+
+
+def _roles(h: Harness) -> dict[str, str]:
+    return {p: r.value for p, r in h.state().roles.items()}  # type: ignore[attr-defined]
+
+
+def _alive(h: Harness) -> list[str]:
+    state = h.state()
+    return [p for p in state.players if p in state.alive]  # type: ignore[attr-defined]
+
+
+def _to_day(h: Mixed, lang: str) -> None:
+    """The pack kills a villager who is not the Telegram player; the first day begins."""
+    roles = _roles(h)
+    victim = next(p for p in NAMES if roles[p] == "villager" and p != TG)
+    for wolf in (p for p in NAMES if roles[p] == "werewolf"):
+        h.say(wolf, f"{WORDS[lang]['kill']} {victim}")
+    h.finish_phase()
+    assert h.state().phase is Phase.NOMINATIONS
+
+
+def _game(db: Engine, lang: str) -> Mixed:
+    h = Mixed(db)
+    open_game(h, lang)
+    start(h, lang)
+    return h
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_readers_own_first_day_vote_is_in_his_sms_summary(db: Engine, lang: str) -> None:
+    h = _game(db, lang)
+    _to_day(h, lang)
+    alive = _alive(h)
+    reader, target = [p for p in alive if p != TG][:2]
+    h.clear()
+    h.say(reader, f"{WORDS[lang]['vote']} {target}")
+    (answer,) = h.inbox(reader)  # answered at once, with the promise
+    assert answer.endswith(gsm7(t(lang, "sms.own.first"))), answer
+    others = [p for p in alive if p not in (reader, target)]
+    for voter in others:
+        h.say(voter, f"{WORDS[lang]['vote']} {target}")
+    h.clear()
+    h.finish_phase()
+    (text,) = h.inbox(reader)
+    head = gsm7(t(lang, "sms.held.votes", votes="")).removesuffix(".")
+    voters = [p for p in h.state().players if p in (reader, *others) and p != TG]
+    assert re.search(rf"{re.escape(head)}.*\b{target}\(([^)]*)\)", text), text
+    cast = re.search(rf"\b{target}\(([^)]*)\)", text.split(head, 1)[1])
+    assert cast is not None and reader in cast.group(1).split(","), text
+    assert set(voters) <= set(cast.group(1).split(",")), text  # everyone's, his own among them
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_secret_ballot_by_sms_is_confirmed_and_status_shows_it_to_him_alone(db: Engine, lang: str) -> None:
+    h = _game(db, lang)
+    _to_day(h, lang)
+    alive = _alive(h)
+    wolf = next(p for p in alive if _roles(h)[p] == "werewolf")
+    for voter in alive:
+        h.say(voter, f"{WORDS[lang]['vote']} {wolf if voter != wolf else alive[-1]}")
+    h.finish_phase()
+    assert h.state().phase is Phase.BALLOT
+    suspects = list(h.state().suspects)  # type: ignore[attr-defined]
+    voters = [p for p in alive if p not in suspects]
+    balloter, other = next(p for p in voters if p != TG), next(p for p in voters if p != TG and p != voters[0])
+    if balloter == other:
+        other = next(p for p in voters if p not in (balloter,))
+    status = {"en": "status", "it": "stato", "es": "estado"}[lang]
+    for suspect in (suspects[0], suspects[1]):  # cast, then changed: each confirmed at once, short
+        h.clear()
+        h.say(balloter, f"{WORDS[lang]['vote']} {suspect}")
+        (confirmed,) = h.inbox(balloter)
+        assert confirmed == gsm7(t(lang, "sms.day.ballot_taken", target=suspect)) and segments(confirmed) == 1
+        (shown,) = h.say(balloter, status)
+        assert shown.endswith("\n" + gsm7(t(lang, "svc.status.ballot", target=suspect))), shown
+    # Nobody else reads it: not another voter, not the Telegram player, who has his own.
+    mine = gsm7(t(lang, "svc.status.ballot", target="")).removesuffix(".")
+    (theirs,) = h.say(other, status)
+    assert mine not in theirs, theirs
+    if TG in voters:
+        h.say(TG, f"{WORDS[lang]['vote']} {suspects[0]}")
+        (tg_status,) = h.say(TG, status)
+        assert tg_status.endswith(t(lang, "svc.status.ballot", target=suspects[0])), tg_status
+
+
