@@ -386,7 +386,7 @@ class Room:
             votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
             if votes:
                 pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
-            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown)
+            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=person.channel == SMS)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
 
@@ -409,14 +409,15 @@ def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[s
 
 
 def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,
-                seating_shown: bool = False) -> str:
+                seating_shown: bool = False, sms: bool = False) -> str:
     """Held rows as one summary: who joined (unless the seating follows), the nomination votes by
     target with who cast them (``bob(ann,cat) eve(dan)``), then the talk and the rest as the digest
-    has always read. Empty when there is nothing to say."""
+    has always read; by SMS with the talk kept short (``square_lines``). Empty when there is
+    nothing to say."""
     lobby = ("svc.joined", "svc.left")
     joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
     votes = [r.text for r in rows if r.key in VOTE_KEYS]
-    rest = [r.text for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
+    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
             or (r.key == "svc.left" and not seating_shown)]
     known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []
@@ -427,5 +428,45 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
         listed += [v for v in votes if not pairs or v not in pairs]
         parts.append(t(lang, "sms.held.votes", votes=" ".join(listed)))
     if rest:
-        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(rest)))
+        lines, cut = square_lines(rest, lang) if sms else ([r.text for r in rest], False)
+        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(lines)))
+        if cut:
+            parts.append(t(lang, "sms.digest.more"))
     return " ".join(parts)
+
+
+#: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops
+#: at about ``SQUARE_ROOM`` (the rest counted): one 4,000-character message from a Telegram player
+#: would otherwise make every SMS player's phase text thirty segments, and a lively day's square
+#: ten. ``more`` texts the whole square of his last summary (``service.more``).
+TALK_ITEM = 80
+SQUARE_ROOM = 320
+
+
+def square_lines(rows: Sequence[Outbox], lang: str) -> tuple[list[str], bool]:
+    """The summary's items by SMS, each talk item cut short, and whether anything was left out."""
+    lines: list[str] = []
+    used, cut = 0, False
+    for i, row in enumerate(rows):
+        text = row.text
+        if row.key in SQUARE_KEYS:
+            short = clip(text, TALK_ITEM)
+            cut = cut or short != text
+            if lines and used + len(short) > SQUARE_ROOM:
+                lines.append(t(lang, "sms.digest.left", count=len(rows) - i))
+                return lines, True
+            text = short
+        lines.append(text)
+        used += len(text) + 3
+    return lines, cut
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at a word where one is near, marked ``...``."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 3]
+    space = head.rfind(" ")
+    if space > limit * 2 // 3:
+        head = head[:space]
+    return head.rstrip() + "..."

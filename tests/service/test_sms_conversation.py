@@ -1,6 +1,7 @@
-"""The SMS conversation's promises, kept in every language: the first day's own nomination is in
-his summary, as its answer promised; a secret ballot is confirmed at once and ``status`` shows it
-to him alone."""
+"""The SMS conversation's promises, kept in every language: a Telegram player's 4,000-character
+talk leaves every SMS player his phase summary, short, with the talk whole on request (``more``);
+the first day's own nomination is in his summary, as its answer promised; a secret ballot is
+confirmed at once and ``status`` shows it to him alone."""
 
 from __future__ import annotations
 
@@ -12,15 +13,21 @@ import pytest
 from sqlalchemy import Engine
 
 from engine import Phase
+from service import render
 from service.channels import sms
 from service.delivery.sms import segments
 from service.i18n import LANGUAGES, gsm7, t
+from service.models import Outbox
+from service.more import PAGE
 from service.outbox import deliver
+from service.room import SQUARE_ROOM, TALK_ITEM, digest_text
 
 from .conftest import Harness
 from .play import NAMES, WORDS, open_game, start
 
 TG = "ann"  # the one Telegram player
+TWILIO_LIMIT = 1600
+MORE = {"en": "more", "it": "leggi", "es": "leer"}
 
 
 class Mixed(Harness):
@@ -66,6 +73,72 @@ def _game(db: Engine, lang: str) -> Mixed:
     open_game(h, lang)
     start(h, lang)
     return h
+
+
+LONG = " ".join(f"word{i} of a long day speech," for i in range(150))[:4000]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(db: Engine, lang: str) -> None:
+    h = _game(db, lang)
+    _to_day(h, lang)
+    assert len(LONG) == 4000
+    assert h.say("cat", MORE[lang]) == [gsm7(t(lang, "svc.more.none"))]  # no summary with talk yet
+    h.clear()
+    h.say(TG, LONG)
+    h.say("bob", "I trust cat.")
+    h.finish_phase()
+    assert h.state().phase is Phase.BALLOT
+    suspects = list(h.state().suspects)  # type: ignore[attr-defined]
+    for who in (p for p in NAMES if p != TG):
+        (text,) = h.inbox(who)  # one text: the results, the summary, the ballot and his choices
+        assert len(text) <= TWILIO_LIMIT and segments(text) <= 3, (who, len(text), text)
+        assert gsm7(t(lang, "sms.phase.ballot", suspects=render.alternatives(suspects, lang), deadline="")) \
+            .removesuffix(".").split(",")[0] in text, text
+        talk = gsm7(t(lang, "svc.talk.relay", name=TG, text=LONG))
+        assert talk[:TALK_ITEM // 2] in text and talk not in text, text  # cut short, and shown
+        assert gsm7(t(lang, "sms.digest.more")) in text, text
+        if who != "bob":
+            assert gsm7(t(lang, "svc.talk.relay", name="bob", text="I trust cat.")) in text, text
+    # The whole talk on request, in pages that each fit a text.
+    pages = _pages(h, "cat", lang)
+    assert len(pages) == 3 and all(len(p) <= PAGE for p in pages), [len(p) for p in pages]
+    said = " ".join(pages).split()
+    assert said == gsm7(" ".join([t(lang, "svc.talk.relay", name=TG, text=LONG),
+                                  t(lang, "svc.talk.relay", name="bob", text="I trust cat.")])).split()
+    # ``more`` is about his newest summary.
+    h.say("bob", "Let us vote.")
+    h.finish_phase()
+    h.clear()
+    assert h.say("cat", MORE[lang]) == [gsm7(t(lang, "svc.talk.relay", name="bob", text="Let us vote."))]
+
+
+def _pages(h: Mixed, who: str, lang: str) -> list[str]:
+    """Every page ``more`` texts him, without the line that asks for the next one."""
+    pages, word = [], MORE[lang]
+    for n in range(1, 10):
+        (reply,) = h.say(who, word if n == 1 else f"{word} {n}")
+        nxt = gsm7(t(lang, "svc.more.next", page=n + 1))
+        pages.append(reply.removesuffix("\n" + nxt))
+        if not reply.endswith(nxt):
+            break
+    assert h.say(who, f"{word} {n + 1}") == [gsm7(t(lang, "svc.more.end"))]
+    return pages
+
+
+def test_a_lively_days_square_is_cut_to_a_few_lines_with_the_rest_counted() -> None:
+    rows = [Outbox(identity_id=1, channel="sms", key="svc.talk.relay", text=f"p{i % 7}: {'blah ' * (i % 40)}hm",
+                   dedup_key=str(i)) for i in range(60)]
+    rows.insert(3, Outbox(identity_id=1, channel="sms", key="svc.left", text="dan left.", dedup_key="x"))
+    text = digest_text(rows, "en", sms=True)
+    assert len(text) <= SQUARE_ROOM + 200, len(text)
+    assert text.startswith("Town square (61): p0: hm | ") and "dan left." in text, text
+    shown = text.split(": ", 1)[1].split(" | ")
+    assert all(len(item) <= TALK_ITEM for item in shown), shown
+    left = 61 - (len(shown) - 1)
+    assert shown[-1].startswith(f"and {left} more") and text.endswith("The whole town square: text more."), text
+    # Telegram's digest readers keep every item whole.
+    assert digest_text(rows, "en") == "Town square (61): " + " | ".join(r.text for r in rows)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -123,5 +196,3 @@ def test_a_secret_ballot_by_sms_is_confirmed_and_status_shows_it_to_him_alone(db
         h.say(TG, f"{WORDS[lang]['vote']} {suspects[0]}")
         (tg_status,) = h.say(TG, status)
         assert tg_status.endswith(t(lang, "svc.status.ballot", target=suspects[0])), tg_status
-
-
