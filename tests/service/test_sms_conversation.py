@@ -1,7 +1,8 @@
 """The SMS conversation's promises, kept in every language: a Telegram player's 4,000-character
 talk leaves every SMS player his phase summary, short, with the talk whole on request (``more``);
 the first day's own nomination is in his summary, as its answer promised; a secret ballot is
-confirmed at once and ``status`` shows it to him alone."""
+confirmed at once and ``status`` shows it to him alone; after STOP and START he learns his card for
+a game that started meanwhile, and what he may do now."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from engine import Phase
 from service import render
 from service.channels import sms
 from service.delivery.sms import segments
-from service.i18n import LANGUAGES, gsm7, t
+from service.i18n import LANGUAGES, gsm7, role_name, t
 from service.models import Outbox
 from service.more import PAGE
 from service.outbox import deliver
@@ -196,3 +197,36 @@ def test_a_secret_ballot_by_sms_is_confirmed_and_status_shows_it_to_him_alone(db
         h.say(TG, f"{WORDS[lang]['vote']} {suspects[0]}")
         (tg_status,) = h.say(TG, status)
         assert tg_status.endswith(t(lang, "svc.status.ballot", target=suspects[0])), tg_status
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_after_stop_and_start_he_is_told_his_card_for_the_game_that_started_meanwhile(
+        db: Engine, lang: str) -> None:
+    h = Mixed(db)
+    open_game(h, lang)
+    away = [p for p in NAMES if p != TG]
+    for who in away:
+        h.sms(who, "STOP")
+    h.clear()
+    start(h, lang)
+    roles = _roles(h)
+    assert all(h.inbox(who) == [] for who in away)  # nothing texted while opted out
+    wolf = next(p for p in away if roles[p] == "werewolf")
+    villager = next(p for p in away if roles[p] == "villager")
+    mates = [p for p in NAMES if roles[p] == "werewolf" and p != wolf]
+    for who in (wolf, villager):
+        h.sms(who, "START")
+        (text,) = h.inbox(who)
+        assert text.startswith(gsm7(t(lang, "svc.catchup", code=h.game().code))), text
+        assert gsm7(t(lang, "sms.role.dealt", role=role_name(lang, roles[who]))) in text, text
+        if who == wolf:  # and what the card learned: the pack
+            assert all(m in text.split("\n")[1] for m in mates), text
+            assert "kill" in text or WORDS[lang]["kill"] in text, text  # what he may do now, and until when
+        assert h.game().code in text.split("\n", 1)[1], text
+    # Back after a STOP in a game he knows: help, as always, and no card again.
+    h.clear()
+    h.sms(villager, "STOP")
+    h.sms(villager, "START")
+    (again,) = h.inbox(villager)
+    assert gsm7(t(lang, "svc.catchup", code=h.game().code)) not in again, again
+    assert gsm7(t(lang, "sms.role.dealt", role=role_name(lang, roles[villager]))) not in again, again
