@@ -186,8 +186,8 @@ def count_absences(ctx: Ctx, room: Room) -> None:
                 volunteers.seat(ctx, room, seat, waiting, options=False)  # the next phase's prompt follows
                 row.misses = 0
             for host in hosts(room):
-                if host.id == (waiting.id if waiting else None):
-                    continue
+                if host.id in (person.id, waiting.id if waiting else None):
+                    continue  # not about himself: a host who plays had the player's warning
                 ctx.send(host, key, t(host.language, key, code=game.code, name=seat.name, count=limit + 1),
                          f"{base}:i{host.id}:inactive", game_id=room.id)
 
