@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -124,6 +125,9 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         quiet = parse_quiet(str(game.options.get("quiet", cfg.QUIET_HOURS)))
         if now < remind_at(game.deadline, lead, game.timezone, quiet) or is_quiet(now, game.timezone, quiet):
             return 0, None
+        told = last_told(session, game)
+        if told is not None and (game.deadline - told <= lead or now - told < lead / 2):
+            return 0, None  # the text that told the deadline is the reminder (see ``last_told``)
         session.add(PhaseMark(game_id=game_id, phase_no=phase_no, kind="reminder", created_at=now))
         session.flush()  # the unique key: a second worker's reminder fails here and is dropped
         ctx = Ctx(session, svc, now)
@@ -143,6 +147,25 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         return svc.run(work)
     except IntegrityError:  # another worker reminded this phase a moment ago
         return 0
+
+
+def last_told(session: Session, game: Game) -> datetime | None:
+    """When the players were last told this phase's deadline: its phase text, or a host's move of
+    the deadline (``extend``, ``shorten``, ``resume``). A reminder must say something that text did
+    not: none goes when the deadline was already within the reminder's lead when it was told (a
+    phase shorter than the lead), nor while that text is recent (under half the lead ago); a later
+    move of the deadline may make one due again."""
+    write_events(session)
+    started = session.exec(select(func.min(GameEvent.created_at)).where(
+        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no)).one()
+    moved = session.exec(select(func.max(GameEvent.created_at)).where(
+        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no,
+        col(GameEvent.key).in_(DEADLINE_TOLD))).one()
+    return max((x for x in (started, moved) if x is not None), default=None)
+
+
+#: The host's acts whose texts tell everyone the phase's new deadline (``host._announce_deadline``).
+DEADLINE_TOLD = ("svc.deadline_moved", "svc.resumed")
 
 
 # -- absences -------------------------------------------------------------------------------------
