@@ -2,7 +2,8 @@
 who had blocked the bot and writes again): nothing was written to him meanwhile (``Ctx.send``),
 while his games went on. For each running game he sits in he learns his card, if he was never
 sent it (the game started, or he took the seat, while he was away), and then what he may do now
-and until when, as ``help`` says it in that game. All of it from his own view."""
+and until when: by SMS as a phase's text says it, on Telegram as ``help`` does. All of it from his
+own view and the public one."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from sqlmodel import col, select
 import engine
 
 from . import play, render
-from .context import Ctx
+from .context import SMS, Ctx
 from .db import bump, lock_game
-from .i18n import t
-from .models import Outbox
+from .i18n import has, t
+from .models import Outbox, Seat
 from .room import Room
 from .routing import my_games
 
@@ -27,7 +28,9 @@ def welcome_back(ctx: Ctx) -> bool:
     False when he sits in no running game (the message is then handled as any other)."""
     assert ctx.identity is not None
     said = False
-    for game, name in my_games(ctx, ("running",)):
+    games = my_games(ctx, ("running",))
+    several = sum(name is not None for _, name in games) > 1
+    for game, name in games:
         if name is None or game.id is None:
             continue
         locked = lock_game(ctx.session, game.id)
@@ -39,7 +42,8 @@ def welcome_back(ctx: Ctx) -> bool:
             continue
         if not _has_card(ctx, room):
             _card(ctx, room, seat.name)
-        play.help_(ctx, room)
+        if not (ctx.identity.channel == SMS and _phase_now(ctx, room, seat, several)):
+            play.help_(ctx, room)
         bump(ctx.session, room.game)
         said = True
     return said
@@ -69,3 +73,25 @@ def _card(ctx: Ctx, room: Room, name: str) -> None:
     else:
         card = render.role_text(view, reader, info)
     ctx.reply_text("svc.catchup", t(reader.lang, "svc.catchup", code=room.game.code) + "\n" + card, room.id)
+
+
+def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
+    """By SMS, the phase and what he may do now as a phase's text says them (``Night 2 until Tue
+    22:00. Reply: kill 1 ann 2 bob``), shorter than help's answer, led by the game's code when he
+    plays in several; False where a phase has no such text (help answers instead)."""
+    assert ctx.identity is not None and room.state is not None
+    pv = engine.public_view(room.state)
+    phase = str(pv.get("phase"))
+    if not has("en", f"sms.phase.{phase}"):
+        return False
+    data = {"night": pv.get("night"), "day": pv.get("day"), "suspects": list(pv.get("suspects", ()))}
+    reader = room.reader(ctx.identity, seat)
+    lines = [("#" + room.game.code + " " if several else "")
+             + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+    if actions:
+        listed, seat.last_list = render.options(actions, reader.lang, sms=True)
+        ctx.session.add(seat)
+        lines.append(t(reader.lang, "sms.svc.options", options=listed))
+    ctx.reply_text("svc.options", "\n".join(lines), room.id)
+    return True

@@ -219,10 +219,13 @@ def test_after_stop_and_start_he_is_told_his_card_for_the_game_that_started_mean
         (text,) = h.inbox(who)
         assert text.startswith(gsm7(t(lang, "svc.catchup", code=h.game().code))), text
         assert gsm7(t(lang, "sms.role.dealt", role=role_name(lang, roles[who]))) in text, text
+        # Then the night as its text says it, and what he may do now, numbered: by SMS, short.
+        night = gsm7(t(lang, "sms.phase.night", night=1, deadline="")).removesuffix(".").strip()
+        assert text.split("\n")[2].startswith(night), text
         if who == wolf:  # and what the card learned: the pack
             assert all(m in text.split("\n")[1] for m in mates), text
-            assert "kill" in text or WORDS[lang]["kill"] in text, text  # what he may do now, and until when
-        assert h.game().code in text.split("\n", 1)[1], text
+            assert text.split("\n")[3].startswith(gsm7(t(lang, "sms.svc.options", options=WORDS[lang]["kill"]))), text
+        assert segments(text) <= 2, text
     # Back after a STOP in a game he knows: help, as always, and no card again.
     h.clear()
     h.sms(villager, "STOP")
