@@ -6,7 +6,8 @@ reach). Pure domain functions over the application service; thin tasks call them
   seated player who still has something to do: a legal action other than a standing order
   (``reveal on/off``) and no move of his in this phase yet. It goes ``REMINDER_MINUTES`` before
   the deadline, never in the game's quiet hours: when that moment falls in them, it goes just
-  before they begin instead (a night that ends at 08:00 is reminded the evening before).
+  before they begin instead (a night that ends at 08:00 is reminded the evening before). None
+  goes when the text that last told the deadline already said it (``last_told``).
 - Absences are counted as a phase closes (``Service.before_close``): a player who had something to
   do and did nothing misses the phase; any move of his resets the count. At ``INACTIVE_PHASES``
   misses in a row he is warned; at one more the first volunteer waiting (``volunteer CODE``, see
