@@ -167,6 +167,11 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
             expect(dead.first.locator(".tag.dead")).to_be_visible()
             marked = {dead.nth(i).get_attribute("data-phone") for i in range(dead.count())}
             page.screenshot(path=str(SHOTS / "4-grouped-and-dead.png"), full_page=True)
+            # What the worker gave up sending is on the page: Bob's carrier refuses him (21610).
+            sandbox.twilio.opt_out(sandbox.phones["Bob"].address)
+            bob.locator(".compose input").fill("status")
+            bob.locator(".compose button").click()
+            expect(page.locator("#failures")).to_contain_text(re.compile(r"Bob \(sms\): .*21610"), timeout=30_000)
             # Zoe's game has not started: the line says so, and nothing moves.
             zoe_code = next(g["code"] for g in sandbox.games() if g["code"] != code)
             page.select_option("#next-game", zoe_code)

@@ -117,3 +117,12 @@ def test_the_page_says_what_is_wrong_in_a_line(sandbox: Sandbox) -> None:
         assert http.post("/api/say", json={"phone": "Ann", "text": "word " * 1000}).status_code == 200
     said = [m for m in sandbox.timeline(sandbox.phones["Ann"]) if m["from"] == "me"]
     assert len(said) == 2 and all(len(m["text"]) <= 4096 for m in said)
+
+
+def test_what_the_worker_gave_up_sending_is_on_the_page(sandbox: Sandbox) -> None:
+    bob = sandbox.add_phone("Bob", "sms")
+    assert sandbox.snapshot()["failures"] == []
+    sandbox.twilio.opt_out(bob.address)  # the carrier refuses him (21610): the worker gives up
+    sandbox.say("Bob", "help")
+    (failed,) = sandbox.snapshot()["failures"]
+    assert failed["to"] == "Bob" and failed["channel"] == "sms" and "21610" in failed["error"], failed
