@@ -288,7 +288,9 @@ class Service:
                 raise _Repeat
             # Only what changes is set: an attribute set to its own value still makes a flush walk the
             # unit of work for nothing, and most messages come from someone known and reachable.
-            back = resubscribe and not stop and identity.opted_out
+            # Messages reach him again: after an opt-out lifted, or a private word after the channel
+            # refused him (a Telegram user who had blocked the bot).
+            back = not stop and ((resubscribe and identity.opted_out) or (chat is None and identity.unreachable))
             if (stop or resubscribe) and identity.opted_out != stop:
                 identity.opted_out = stop
             if chat is None and not (identity.direct and not identity.unreachable):

@@ -12,13 +12,14 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from engine import Phase
 from service import render
 from service.channels import sms
 from service.delivery.sms import segments
 from service.i18n import LANGUAGES, gsm7, role_name, t
-from service.models import Outbox
+from service.models import Identity, Outbox
 from service.more import PAGE
 from service.outbox import deliver
 from service.room import SQUARE_ROOM, TALK_ITEM, digest_text
@@ -233,3 +234,22 @@ def test_after_stop_and_start_he_is_told_his_card_for_the_game_that_started_mean
     (again,) = h.inbox(villager)
     assert gsm7(t(lang, "svc.catchup", code=h.game().code)) not in again, again
     assert gsm7(t(lang, "sms.role.dealt", role=role_name(lang, roles[villager]))) not in again, again
+
+
+def test_a_telegram_player_back_after_blocking_the_bot_is_told_what_he_may_do_now(db: Engine) -> None:
+    h = Mixed(db)
+    open_game(h)
+    start(h)
+    with Session(h.db) as s:  # he blocked the bot: the sender marked him unreachable
+        ann = s.exec(select(Identity).where(Identity.address == TG)).one()
+        ann.unreachable = True
+        s.add(ann)
+        s.commit()
+    h.finish_phase()  # the dawn and the day's choices never reach him
+    h.clear()
+    h.say(TG, "status")
+    now, status = h.inbox(TG)
+    h.clear()
+    assert h.say(TG, "help") == [now] and h.say(TG, "status") == [status]  # help's answer, and what he asked
+    assert "vote 1 " in now, now
+    assert not any(t("en", "svc.catchup", code=h.game().code) in x for x in (now, status))  # he had his card
