@@ -4,17 +4,18 @@ By SMS the summary that comes with each phase's text keeps the talk short (``roo
 each item cut to a line, the talk stopping at a few lines with the rest counted, and a word on how
 to read it all. ``more`` answers with every item of that summary's square as it was said, in pages
 that each fit one text (``more 2`` for the second page), since a long day's talk would otherwise
-cost segments nobody asked for.
+cost segments nobody asked for. Followed by anything but a page number, the word begins talk.
 """
 
 from __future__ import annotations
 
 from sqlmodel import col, select
 
+from . import play
 from .context import SMS, Ctx
 from .grammar import Parsed
 from .i18n import t
-from .models import Outbox
+from .models import Inbound, Outbox
 from .room import SQUARE_KEYS, Room
 
 #: A page's length: ten GSM-7 segments, within Twilio's 1,600 characters a text.
@@ -23,8 +24,10 @@ PAGE = 1530
 
 def more(ctx: Ctx, room: Room, p: Parsed) -> None:
     assert ctx.identity is not None
+    if p.args and not (len(p.args) == 1 and p.args[0].isdecimal() and len(p.args[0]) < 4):
+        return play.talk(ctx, room, _as_written(ctx, p))  # "More votes on bob, please" is talk
     me = ctx.identity.id
-    page = int(p.args[0]) if p.args and p.args[0].isdecimal() and 0 < len(p.args[0]) < 4 else 1
+    page = int(p.args[0]) if p.args else 1
     digests = ctx.session.exec(select(Outbox.id).where(Outbox.identity_id == me, Outbox.game_id == room.id,
                                                        Outbox.key == "svc.digest")
                                .order_by(col(Outbox.id).desc()).limit(2)).all()
@@ -47,6 +50,13 @@ def more(ctx: Ctx, room: Room, p: Parsed) -> None:
     if page < len(pages):
         text += "\n" + t(lang, "svc.more.next", page=page + 1)
     ctx.reply_text("svc.more", text, room.id)
+
+
+def _as_written(ctx: Ctx, p: Parsed) -> str:
+    """The message as he typed it (the parsed form has lost its first word), without ``#CODE``."""
+    row = ctx.session.get(Inbound, ctx.inbound_id) if ctx.inbound_id is not None else None
+    text = row.text.strip() if row is not None else f"more {p.rest}"
+    return text.split(None, 1)[1] if p.code and len(text.split(None, 1)) > 1 else text
 
 
 def paginate(items: list[str], size: int) -> list[str]:

@@ -108,11 +108,17 @@ def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(db: Eng
     said = " ".join(pages).split()
     assert said == gsm7(" ".join([t(lang, "svc.talk.relay", name=TG, text=LONG),
                                   t(lang, "svc.talk.relay", name="bob", text="I trust cat.")])).split()
+    # Followed by words, it is talk that begins with it.
+    h.clear()
+    talk = f"{MORE[lang].capitalize()} votes on eve please"
+    speaker = next(p for p in _alive(h) if p not in (TG, "bob", "cat"))
+    assert h.say(speaker, talk) == [] and h.inbox(TG) == [t(lang, "svc.talk.relay", name=speaker, text=talk)]
     # ``more`` is about his newest summary.
     h.say("bob", "Let us vote.")
     h.finish_phase()
     h.clear()
-    assert h.say("cat", MORE[lang]) == [gsm7(t(lang, "svc.talk.relay", name="bob", text="Let us vote."))]
+    assert h.say("cat", MORE[lang]) == [gsm7(t(lang, "svc.talk.relay", name=speaker, text=talk) + "\n"
+                                             + t(lang, "svc.talk.relay", name="bob", text="Let us vote."))]
 
 
 def _pages(h: Mixed, who: str, lang: str) -> list[str]:
