@@ -107,7 +107,9 @@ def make_app(sandbox: Sandbox) -> FastAPI:
             status = sandbox.tap(phone_of(body.phone), body.message_id, body.data)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
-        return JSONResponse({"status": status}, 200 if status < 300 else 502)
+        if status >= 300:
+            return JSONResponse({"detail": f"the service answered HTTP {status}"}, 502)
+        return JSONResponse({"status": status})
 
     @app.post("/api/next-deadline")
     def next_deadline(body: Next | None = None) -> dict[str, Any]:
@@ -117,7 +119,10 @@ def make_app(sandbox: Sandbox) -> FastAPI:
 
     @app.post("/api/robots")
     def add_robots(body: Robots) -> dict[str, Any]:
-        return {"names": sandbox.add_robots(body.code, body.count)}
+        try:
+            return {"names": sandbox.add_robots(body.code, body.count)}
+        except ValueError as e:
+            raise HTTPException(400, str(e)) from None
 
     @app.post("/api/quick-game")
     def quick_game(body: Quick) -> dict[str, Any]:

@@ -331,11 +331,20 @@ class Sandbox:
         self._wake.set()  # and let the worker's turn see what else is due
 
     def add_robots(self, code: str, count: int = 1) -> list[str]:
-        """`count` robots join game `code` (each on a phone of his own); they play once it starts."""
+        """`count` robots join game `code` (each on a phone of his own); they play once it starts.
+        ``ValueError`` when there is no game in its lobby by that code (nobody could join it)."""
+        assert self.service is not None
+        wanted = code.strip().lstrip("#").upper()
+        with Session(self.service.db) as s:
+            game = s.exec(select(Game).where(col(Game.code) == wanted)).first()
+        if game is None:
+            raise ValueError(f"There is no game #{wanted}.")
+        if game.status != "lobby":
+            raise ValueError(f"#{wanted} is {game.status}: robots join a game in its lobby.")
         names = []
         for i in range(count):
             robot = self.add_phone(channel="sms" if i % 3 == 2 else "telegram", robot=True)
-            self.say(robot.name, f"join {code.lstrip('#').upper()} {robot.name}")
+            self.say(robot.name, f"join {wanted} {robot.name}")
             names.append(robot.name)
         return names
 

@@ -113,6 +113,8 @@ def test_the_page_says_what_is_wrong_in_a_line(sandbox: Sandbox) -> None:
         assert r.status_code == 422 and r.json() == {"detail": "phone: Field required"}
         r = http.post("/api/phones", json={"name": "x" * 40})
         assert r.status_code == 422 and r.json()["detail"].startswith("name: String should have at most 20")
+        r = http.post("/api/robots", json={"code": "ZZZZ", "count": 2})
+        assert r.status_code == 400 and r.json() == {"detail": "There is no game #ZZZZ."}
         # A Telegram phone takes 5,000 characters as its app does: two messages.
         assert http.post("/api/say", json={"phone": "Ann", "text": "word " * 1000}).status_code == 200
     said = [m for m in sandbox.timeline(sandbox.phones["Ann"]) if m["from"] == "me"]
