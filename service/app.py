@@ -286,11 +286,11 @@ class Service:
             if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
                 self._forget(session, made)
                 raise _Repeat
-            # Only what changes is set: an attribute set to its own value still makes a flush walk the
-            # unit of work for nothing, and most messages come from someone known and reachable.
             # Messages reach him again: after an opt-out lifted, or a private word after the channel
             # refused him (a Telegram user who had blocked the bot).
             back = not stop and ((resubscribe and identity.opted_out) or (chat is None and identity.unreachable))
+            # Only what changes is set: an attribute set to its own value still makes a flush walk the
+            # unit of work for nothing, and most messages come from someone known and reachable.
             if (stop or resubscribe) and identity.opted_out != stop:
                 identity.opted_out = stop
             if chat is None and not (identity.direct and not identity.unreachable):
@@ -302,8 +302,8 @@ class Service:
                 session.add(identity)
                 return [], ctx
             parsed = parse(text[:4000])
-            # Back after an opt-out: his games went on without him; a bare help (what START sends)
-            # is then answered by what he missed and may do in each.
+            # Back: his games went on without him; a bare help (what START sends) is then answered
+            # by what he missed and may do in each.
             caught_up = back and catchup.welcome_back(ctx)
             if not (caught_up and parsed.verb == "help" and not parsed.args and parsed.code is None):
                 dispatch(ctx, parsed)
