@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 
 import engine
 
-from . import play
+from . import catchup, play
 from .context import Ctx
 from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
 from .grammar import code_of, language_of, parse
@@ -288,6 +288,9 @@ class Service:
             if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
                 self._forget(session, made)
                 raise _Repeat
+            # Messages reach him again: after an opt-out lifted, or a private word after the channel
+            # refused him (a Telegram user who had blocked the bot).
+            back = not stop and ((resubscribe and identity.opted_out) or (chat is None and identity.unreachable))
             # Only what changes is set: an attribute set to its own value still makes a flush walk the
             # unit of work for nothing, and most messages come from someone known and reachable.
             if (stop or resubscribe) and identity.opted_out != stop:
@@ -300,7 +303,12 @@ class Service:
             if stop:
                 session.add(identity)
                 return [], ctx
-            dispatch(ctx, parse(text[:4000]))
+            parsed = parse(text[:4000])
+            # Back: his games went on without him; a bare help (what START sends) is then answered
+            # by what he missed and may do in each.
+            caught_up = back and catchup.welcome_back(ctx)
+            if not (caught_up and parsed.verb == "help" and not parsed.args and parsed.code is None):
+                dispatch(ctx, parsed)
             if group is not None and identity.id in ctx.unreached:
                 # Said in a group by someone the bot cannot write to: tell him there how to fix it.
                 name = identity.display_name or "?"

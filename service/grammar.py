@@ -45,6 +45,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "volunteer": ("volunteer", "standby", "volontario", "riserva", "voluntario", "suplente"),
     "cohost": ("cohost", "co-host", "vice", "coorganizador", "coorganizzatore"),
     "again": ("again", "rematch", "ancora", "rivincita", "otra", "revancha"),
+    "more": ("more", "leggi", "leer"),
 }
 
 #: Engine verbs and their words.

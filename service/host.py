@@ -25,6 +25,10 @@ from .i18n import deadline_text, duration_text, t
 from .models import Identity, Seat
 from .room import FORMER, Room
 
+#: A deadline moved this close closes the phase before anyone could act on a text saying so: no
+#: text goes (it would cost every SMS player a segment seconds before the close's own texts).
+CLOSE_NOW = timedelta(minutes=1)
+
 
 def _host(ctx: Ctx, room: Room) -> bool:
     if room.is_host(ctx.identity.id if ctx.identity else None):
@@ -58,6 +62,8 @@ def move_deadline(ctx: Ctx, room: Room, p: Parsed, sign: int) -> None:
         return _announce_deadline(room, "svc.deadline_moved_paused", None, left=game.paused_remaining)
     current = game.deadline or ctx.now
     game.deadline = max(ctx.now, current + sign * timedelta(minutes=minutes))
+    if game.deadline - ctx.now < CLOSE_NOW:
+        return  # the phase closes at the worker's next sweep, and its own texts say so
     _announce_deadline(room, "svc.deadline_moved", game.deadline)
 
 

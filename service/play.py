@@ -141,6 +141,12 @@ def status(ctx: Ctx, room: Room) -> None:
     mod = engine.moderator_view(room.state) if reader.moderator else None
     nights = room.nights() if pv.get("status") == "over" else None
     text = render.status_text(pv, reader, room.info(ctx.identity), game.paused, mod, nights)
+    seat = room.seat_of(_me(ctx))
+    if seat is not None and nights is None:  # his own secret ballot, from his own view: only he reads it
+        mine = engine.view(room.state, seat.name).get("ballot")
+        listed = [mine] if isinstance(mine, str) else list(mine or ())
+        if listed:
+            text += "\n" + t(ctx.lang, "svc.status.ballot", target=" + ".join(str(x) for x in listed))
     ctx.reply_text("svc.status", text, room.id)
 
 

@@ -6,7 +6,8 @@ reach). Pure domain functions over the application service; thin tasks call them
   seated player who still has something to do: a legal action other than a standing order
   (``reveal on/off``) and no move of his in this phase yet. It goes ``REMINDER_MINUTES`` before
   the deadline, never in the game's quiet hours: when that moment falls in them, it goes just
-  before they begin instead (a night that ends at 08:00 is reminded the evening before).
+  before they begin instead (a night that ends at 08:00 is reminded the evening before). None
+  goes when the text that last told the deadline already said it (``last_told``).
 - Absences are counted as a phase closes (``Service.before_close``): a player who had something to
   do and did nothing misses the phase; any move of his resets the count. At ``INACTIVE_PHASES``
   misses in a row he is warned; at one more the first volunteer waiting (``volunteer CODE``, see
@@ -21,6 +22,7 @@ from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -124,6 +126,9 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         quiet = parse_quiet(str(game.options.get("quiet", cfg.QUIET_HOURS)))
         if now < remind_at(game.deadline, lead, game.timezone, quiet) or is_quiet(now, game.timezone, quiet):
             return 0, None
+        told = last_told(session, game)
+        if told is not None and (game.deadline - told <= lead or now - told < lead / 2):
+            return 0, None  # the text that told the deadline is the reminder (see ``last_told``)
         session.add(PhaseMark(game_id=game_id, phase_no=phase_no, kind="reminder", created_at=now))
         session.flush()  # the unique key: a second worker's reminder fails here and is dropped
         ctx = Ctx(session, svc, now)
@@ -143,6 +148,25 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         return svc.run(work)
     except IntegrityError:  # another worker reminded this phase a moment ago
         return 0
+
+
+def last_told(session: Session, game: Game) -> datetime | None:
+    """When the players were last told this phase's deadline: its phase text, or a host's move of
+    the deadline (``extend``, ``shorten``, ``resume``). A reminder must say something that text did
+    not: none goes when the deadline was already within the reminder's lead when it was told (a
+    phase shorter than the lead), nor while that text is recent (under half the lead ago); a later
+    move of the deadline may make one due again."""
+    write_events(session)
+    started = session.exec(select(func.min(GameEvent.created_at)).where(
+        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no)).one()
+    moved = session.exec(select(func.max(GameEvent.created_at)).where(
+        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no,
+        col(GameEvent.key).in_(DEADLINE_TOLD))).one()
+    return max((x for x in (started, moved) if x is not None), default=None)
+
+
+#: The host's acts whose texts tell everyone the phase's new deadline (``host._announce_deadline``).
+DEADLINE_TOLD = ("svc.deadline_moved", "svc.resumed")
 
 
 # -- absences -------------------------------------------------------------------------------------
@@ -186,8 +210,8 @@ def count_absences(ctx: Ctx, room: Room) -> None:
                 volunteers.seat(ctx, room, seat, waiting, options=False)  # the next phase's prompt follows
                 row.misses = 0
             for host in hosts(room):
-                if host.id == (waiting.id if waiting else None):
-                    continue
+                if host.id in (person.id, waiting.id if waiting else None):
+                    continue  # not about himself: a host who plays had the player's warning
                 ctx.send(host, key, t(host.language, key, code=game.code, name=seat.name, count=limit + 1),
                          f"{base}:i{host.id}:inactive", game_id=room.id)
 

@@ -34,13 +34,19 @@ SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
 #: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
 SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
-#: The answers to an SMS reader's own moves, held: the next phase's text shows his votes among
-#: everyone's (the nominations' summary, the revealed ballots) and what came of his night. Only his
-#: moves of the first night and the first day's nominations are answered at once, with a word on
-#: this (``sms.own.first``); a refused or unclear move is answered at once, as any error.
-SMS_OWN_HELD_KEYS = frozenset({"day.vote", "day.ballot_taken", "night.choice"})
+#: The answers to an SMS reader's own moves, held: the next phase's text shows his nominations among
+#: everyone's and what came of his night. Only his moves of the first night and the first day's
+#: nominations are answered at once, with a word on this (``sms.own.first``); a refused or unclear
+#: move is answered at once, as any error. A secret ballot is always answered at once: nothing
+#: shows it before the ballots are revealed, and he may change it (``status`` shows it too).
+SMS_OWN_HELD_KEYS = frozenset({"day.vote", "night.choice"})
 #: Of those, the ones answered at once in the game's first night or day: (key, "night" or "day").
 SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
+#: The held copy of an SMS reader's own nomination answered at once (the first day's): his answer
+#: promised that the next phase's text shows it, so the summary has it among everyone's.
+SMS_OWN_VOTE = "sms.held.own_vote"
+#: Held rows that are nominations, as the summary reads them (``sms.held.vote``).
+VOTE_KEYS = frozenset({"day.vote", SMS_OWN_VOTE})
 
 
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
@@ -242,10 +248,14 @@ class Room:
         short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
         text = short if short is not None else self.text_for(key, data, audience, person, seat)
         me = self.ctx.identity
-        if person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key):
+        first = person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key)
+        if first:
             text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
         said = self._changing and person.channel == SMS and key in SMS_SAID_NEXT
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold, said=said)
+        if first and key == "day.vote" and not self._changing:  # and with everyone's, as promised
+            self.ctx.send(person, SMS_OWN_VOTE, render.held_line(key, data, person.language) or text,
+                          f"{dedup}:own", game_id=self.id, hold=True)
 
     # -- the engine ----------------------------------------------------------------------------------
     def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
@@ -376,10 +386,10 @@ class Room:
                 row.status = "merged"
                 s.add(row)
             lang = person.language
-            votes = [r.text for r in rows if r.key == "day.vote" and r.text not in pairs.get(lang, {})]
+            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
             if votes:
                 pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
-            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown)
+            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=person.channel == SMS)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
 
@@ -402,14 +412,15 @@ def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[s
 
 
 def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,
-                seating_shown: bool = False) -> str:
+                seating_shown: bool = False, sms: bool = False) -> str:
     """Held rows as one summary: who joined (unless the seating follows), the nomination votes by
     target with who cast them (``bob(ann,cat) eve(dan)``), then the talk and the rest as the digest
-    has always read. Empty when there is nothing to say."""
+    has always read; by SMS with the talk kept short (``square_lines``). Empty when there is
+    nothing to say."""
     lobby = ("svc.joined", "svc.left")
     joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
-    votes = [r.text for r in rows if r.key == "day.vote"]
-    rest = [r.text for r in rows if r.key not in ("day.vote", *lobby, *SHOWN_AFTER)
+    votes = [r.text for r in rows if r.key in VOTE_KEYS]
+    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
             or (r.key == "svc.left" and not seating_shown)]
     known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []
@@ -420,5 +431,45 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
         listed += [v for v in votes if not pairs or v not in pairs]
         parts.append(t(lang, "sms.held.votes", votes=" ".join(listed)))
     if rest:
-        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(rest)))
+        lines, cut = square_lines(rest, lang) if sms else ([r.text for r in rest], False)
+        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(lines)))
+        if cut:
+            parts.append(t(lang, "sms.digest.more"))
     return " ".join(parts)
+
+
+#: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops
+#: at about ``SQUARE_ROOM`` (the rest counted): one 4,000-character message from a Telegram player
+#: would otherwise make every SMS player's phase text thirty segments, and a lively day's square
+#: ten. ``more`` texts the whole square of his last summary (``service.more``).
+TALK_ITEM = 80
+SQUARE_ROOM = 320
+
+
+def square_lines(rows: Sequence[Outbox], lang: str) -> tuple[list[str], bool]:
+    """The summary's items by SMS, each talk item cut short, and whether anything was left out."""
+    lines: list[str] = []
+    used, cut = 0, False
+    for i, row in enumerate(rows):
+        text = row.text
+        if row.key in SQUARE_KEYS:
+            short = clip(text, TALK_ITEM)
+            cut = cut or short != text
+            if lines and used + len(short) > SQUARE_ROOM:
+                lines.append(t(lang, "sms.digest.left", count=len(rows) - i))
+                return lines, True
+            text = short
+        lines.append(text)
+        used += len(text) + 3
+    return lines, cut
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at a word where one is near, marked ``...``."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 3]
+    space = head.rfind(" ")
+    if space > limit * 2 // 3:
+        head = head[:space]
+    return head.rstrip() + "..."

@@ -12,7 +12,7 @@ from sqlmodel import col, or_, select
 
 import engine
 
-from . import grammar, host, lobby, play, rematch, volunteers
+from . import grammar, host, lobby, more, play, rematch, volunteers
 from .context import Ctx
 from .db import bump, lock_game
 from .grammar import Parsed
@@ -81,6 +81,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "cohost": host.cohost,
     "end": host.end,
     "again": rematch.again,
+    "more": more.more,
 }
 
 
@@ -150,7 +151,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
     games = [g for g, _ in my_games(ctx, ACTIVE)]
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
-        after_end = ("status", "record", "help", "say", "again", None)
+        after_end = ("status", "record", "help", "say", "again", "more", None)
         if last is not None and last.status in ("over", "ended") and p.verb in after_end:
             return _locked(ctx, last)
         ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))

@@ -10,7 +10,8 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
@@ -26,7 +27,9 @@ class NewPhone(BaseModel):
 
 class Say(BaseModel):
     phone: str
-    text: str = Field(min_length=1, max_length=4000)
+    # The phones themselves take or refuse long texts as real ones do (``Sandbox.say``); this only
+    # keeps a pasted book out.
+    text: str = Field(min_length=1, max_length=100_000)
 
 
 class Tap(BaseModel):
@@ -44,11 +47,28 @@ class Quick(BaseModel):
     size: int = Field(default=8, ge=4, le=24)
 
 
+class Next(BaseModel):
+    code: str | None = Field(default=None, max_length=9)
+
+
+def one_line(exc: RequestValidationError) -> str:
+    """A request the page's forms should not have sent, said in a line: which field, what is wrong."""
+    out = []
+    for err in exc.errors():
+        field = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "request"
+        out.append(f"{field}: {str(err.get('msg', 'not valid')).removeprefix('Value error, ')}")
+    return "; ".join(out) or "the request is not valid"
+
+
 def make_app(sandbox: Sandbox) -> FastAPI:
     app = FastAPI(title="Lupus sandbox", openapi_url=None, docs_url=None, redoc_url=None)
     app.mount("/telegram", sandbox.telegram.app)
     app.mount("/twilio", sandbox.twilio.app)
     page = files("service.sandbox").joinpath("index.html").read_text(encoding="utf-8")
+
+    @app.exception_handler(RequestValidationError)
+    async def readable(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": one_line(exc)}, 422)
 
     def phone_of(name: str) -> str:
         if name not in sandbox.phones:
@@ -73,8 +93,13 @@ def make_app(sandbox: Sandbox) -> FastAPI:
 
     @app.post("/api/say")
     def say(body: Say) -> JSONResponse:
-        status = sandbox.say(phone_of(body.phone), body.text.strip() or body.text)
-        return JSONResponse({"status": status}, 200 if status < 300 else 502)
+        try:
+            status = sandbox.say(phone_of(body.phone), body.text.strip() or body.text)
+        except ValueError as e:  # a text the phone would not send
+            raise HTTPException(400, str(e)) from None
+        if status >= 300:
+            return JSONResponse({"detail": f"the service answered HTTP {status}"}, 502)
+        return JSONResponse({"status": status})
 
     @app.post("/api/tap")
     def tap(body: Tap) -> JSONResponse:
@@ -82,16 +107,22 @@ def make_app(sandbox: Sandbox) -> FastAPI:
             status = sandbox.tap(phone_of(body.phone), body.message_id, body.data)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
-        return JSONResponse({"status": status}, 200 if status < 300 else 502)
+        if status >= 300:
+            return JSONResponse({"detail": f"the service answered HTTP {status}"}, 502)
+        return JSONResponse({"status": status})
 
     @app.post("/api/next-deadline")
-    def next_deadline() -> dict[str, Any]:
-        when = sandbox.next_deadline()
-        return {"deadline": when.isoformat() if when else None, "now": sandbox.clock.now().isoformat()}
+    def next_deadline(body: Next | None = None) -> dict[str, Any]:
+        done = sandbox.advance(body.code if body else None)
+        return {"line": done.line, "deadline": done.deadline.isoformat() if done.deadline else None,
+                "now": sandbox.clock.now().isoformat()}
 
     @app.post("/api/robots")
     def add_robots(body: Robots) -> dict[str, Any]:
-        return {"names": sandbox.add_robots(body.code, body.count)}
+        try:
+            return {"names": sandbox.add_robots(body.code, body.count)}
+        except ValueError as e:
+            raise HTTPException(400, str(e)) from None
 
     @app.post("/api/quick-game")
     def quick_game(body: Quick) -> dict[str, Any]:

@@ -30,13 +30,14 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
 from service.app import Service
+from service.channels.sms import keyword
 from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
 from service.ghosts import refused
-from service.models import Game, Identity, Seat
+from service.models import Game, Identity
 from service.reminders import install, remind, tell_hosts_unreachable
-from service.sandbox import inbound
+from service.sandbox import board, inbound
 from service.sandbox.clock import SandboxClock
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
@@ -47,6 +48,10 @@ from service.settings import Settings
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
 FROM_NUMBER = "+15005550006"
+#: What a phone takes in one message: the Telegram app sends a longer text as several messages of
+#: 4,096 characters; an SMS longer than Twilio's 1,600 characters never reaches the number.
+TELEGRAM_MAX = 4096
+SMS_MAX = 1600
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jim", "Kim", "Leo", "Mia", "Ned",
          "Oli", "Pam", "Quin", "Rex", "Sue", "Tom", "Uma", "Vic", "Wes", "Xia", "Yves", "Zoe"]
 
@@ -208,19 +213,51 @@ class Sandbox:
         return len(moves)
 
     # -- the controls ------------------------------------------------------------------------------
-    def next_deadline(self) -> datetime | None:
-        """Move the clock just past the earliest deadline of a running game and let the worker
-        close it; returns that deadline (None when no game is waiting for one)."""
+    def next_deadline(self, code: str | None = None) -> datetime | None:
+        """Move the clock just past the deadline of game ``code`` (the only running game when None)
+        and let the worker close it; returns that deadline (None when nothing moved: ``advance``
+        says why)."""
+        return self.advance(code).deadline
+
+    def advance(self, code: str | None = None) -> Advanced:
+        """``next_deadline``, with a line saying what it did: which phase closed, what came next,
+        and any other game whose deadline the clock passed on the way (the clock is one for all)."""
         assert self.service is not None
         with Session(self.service.db) as s:
-            when = s.exec(select(Game.deadline).where(col(Game.status) == "running", col(Game.paused).is_(False),
-                                                      col(Game.deadline).is_not(None))
-                          .order_by(col(Game.deadline))).first()
-        if when is None:
-            return None
+            games = list(s.exec(select(Game).order_by(col(Game.id))))
+        running = [g for g in games if g.status == "running"]
+        if code:
+            wanted = code.strip().lstrip("#").upper()
+            game = next((g for g in games if g.code == wanted), None)
+            if game is None:
+                return Advanced(f"There is no game #{wanted}.")
+        elif not running:
+            return Advanced("No game is running: nothing has a deadline. Start one (its host writes start).")
+        elif len(running) > 1:
+            return Advanced("Several games are running: pick one (" + ", ".join(f"#{g.code}" for g in running) + ").")
+        else:
+            game = running[0]
+        if game.status == "lobby":
+            return Advanced(f"#{game.code} has not started: no deadline yet (its host writes start).")
+        if game.status != "running":
+            return Advanced(f"#{game.code} is {game.status}: it has no deadline.")
+        if game.paused or game.deadline is None:
+            return Advanced(f"#{game.code} is paused: no deadline to move to (its host writes resume).")
+        when = game.deadline
+        before = {g.code: board.phase(g) for g in running}
+        start = self.clock.now()
         self.clock.advance_to(when + timedelta(seconds=1))
         self.tick()
-        return when
+        with Session(self.service.db) as s:
+            after = {g.code: board.phase(g) for g in s.exec(select(Game).where(col(Game.code).in_(list(before))))}
+        moved = board.duration(max(timedelta(), when - start))
+        line = (f"Clock moved {moved} to {when:%a %d %b %H:%M} UTC: #{game.code} {before[game.code]} closed,"
+                f" now {after.get(game.code, '?')}.")
+        also = [f"#{c} {before[c]} closed, now {after[c]}" for c in before
+                if c != game.code and after.get(c) != before[c]]
+        if also:
+            line += " Also past its deadline on the way: " + "; ".join(also) + "."
+        return Advanced(line, when)
 
     def add_phone(self, name: str | None = None, channel: str = "telegram", robot: bool = False) -> Phone:
         with self._lock:
@@ -239,20 +276,34 @@ class Sandbox:
             return phone
 
     def say(self, name: str, text: str) -> int:
-        """`name` writes `text` to the bot; returns the HTTP status the web app answered."""
+        """`name` writes `text` to the bot, as his phone would send it (a long Telegram message in
+        several, an SMS over 1,600 characters refused: ``ValueError``); returns the HTTP status the
+        web app answered (the worst, for several messages)."""
         phone = self.phones[name]
+        if phone.channel == "sms" and len(text) > SMS_MAX:
+            raise ValueError(f"Too long for an SMS: at most {SMS_MAX:,} characters, this one has {len(text):,}.")
+        status = 0
+        for part in _parts(text, TELEGRAM_MAX) if phone.channel == "telegram" else [text]:
+            status = max(status, self._send(phone, part))
+        self.flush()
+        return status
+
+    def _send(self, phone: Phone, text: str) -> int:
         with self._lock:
             phone.said.append((self._inbox_mark(phone), text))
         if phone.channel == "telegram":
             update = inbound.text_update(phone.user(), text, message_id=next(self._ids))
-            status = self.telegram.deliver(update)
-        else:
-            form = inbound.incoming_sms(self.twilio.account_sid, phone.address, FROM_NUMBER, text)
-            url = self.settings.PUBLIC_URL + "/sms/twilio"
-            status = self.http.post(self.web_url + "/sms/twilio", data=form,
-                                    headers=inbound.signed(self.twilio.auth_token, url, form)).status_code
-        self.flush()
-        return status
+            return self.telegram.deliver(update)
+        form = inbound.incoming_sms(self.twilio.account_sid, phone.address, FROM_NUMBER, text)
+        # The carrier's side of STOP and START, as Twilio keeps it: texts to an opted-out number fail.
+        word = keyword(form)
+        if word == "stop":
+            self.twilio.opt_out(phone.address)
+        elif word == "start":
+            self.twilio.opt_in(phone.address)
+        url = self.settings.PUBLIC_URL + "/sms/twilio"
+        return self.http.post(self.web_url + "/sms/twilio", data=form,
+                              headers=inbound.signed(self.twilio.auth_token, url, form)).status_code
 
     def tap(self, name: str, message_id: int, data: str) -> int:
         """`name` taps the inline button carrying `data` under the bot's message `message_id`."""
@@ -280,11 +331,20 @@ class Sandbox:
         self._wake.set()  # and let the worker's turn see what else is due
 
     def add_robots(self, code: str, count: int = 1) -> list[str]:
-        """`count` robots join game `code` (each on a phone of his own); they play once it starts."""
+        """`count` robots join game `code` (each on a phone of his own); they play once it starts.
+        ``ValueError`` when there is no game in its lobby by that code (nobody could join it)."""
+        assert self.service is not None
+        wanted = code.strip().lstrip("#").upper()
+        with Session(self.service.db) as s:
+            game = s.exec(select(Game).where(col(Game.code) == wanted)).first()
+        if game is None:
+            raise ValueError(f"There is no game #{wanted}.")
+        if game.status != "lobby":
+            raise ValueError(f"#{wanted} is {game.status}: robots join a game in its lobby.")
         names = []
         for i in range(count):
             robot = self.add_phone(channel="sms" if i % 3 == 2 else "telegram", robot=True)
-            self.say(robot.name, f"join {code.lstrip('#').upper()} {robot.name}")
+            self.say(robot.name, f"join {wanted} {robot.name}")
             names.append(robot.name)
         return names
 
@@ -344,32 +404,58 @@ class Sandbox:
 
     def games(self) -> list[dict[str, Any]]:
         assert self.service is not None
-        with Session(self.service.db) as s:
-            rows = s.exec(select(Game).order_by(col(Game.id))).all()
-            out = []
-            for g in rows:
-                seats = s.exec(select(Seat.name).where(col(Seat.game_id) == g.id, col(Seat.status) == "joined")).all()
-                phase = ""
-                if g.state:
-                    import engine
+        return board.games(self.service.db, self._phone_names())
 
-                    pv = engine.public_view(engine.from_json(g.state))
-                    phase = str(pv.get("phase", ""))
-                out.append({"code": g.code, "status": g.status, "phase": phase, "phase_no": g.phase_no,
-                            "deadline": g.deadline.isoformat() if g.deadline else None,
-                            "players": list(seats)})
-        return out
+    def failures(self) -> list[dict[str, Any]]:
+        """What the worker gave up sending (failed outbox rows), newest first, and to whom."""
+        assert self.service is not None
+        return board.failures(self.service.db, self._phone_names())
+
+    def _phone_names(self) -> dict[tuple[str, str], str]:
+        with self._lock:
+            return {(p.channel, p.address): p.name for p in self.phones.values()}
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             phones = list(self.phones.values())
+        games = self.games()
+        # Each phone under the newest game he sits in (or hosts), marked dead there.
+        where: dict[str, tuple[str, bool]] = {}
+        for g in games:
+            for seat in g["seats"]:
+                if seat["phone"]:
+                    where[seat["phone"]] = (g["code"], seat["dead"])
+            if g["host"] and g["host"] not in {x["phone"] for x in g["seats"]}:
+                where[g["host"]] = (g["code"], False)
         return {
             "now": self.clock.now().isoformat(),
             "ahead_hours": round(self.clock.offset.total_seconds() / 3600, 1),
-            "games": self.games(),
+            "games": games,
+            "failures": self.failures(),
             "phones": [{"name": p.name, "channel": p.channel, "address": p.address, "robot": p.robot,
+                        "game": where.get(p.name, (None, False))[0], "dead": where.get(p.name, (None, False))[1],
                         "messages": self.timeline(p)} for p in phones],
         }
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """What "next deadline" did, in a line for the page; ``deadline``: the one passed (None: none)."""
+
+    line: str
+    deadline: datetime | None = None
+
+
+def _parts(text: str, size: int) -> list[str]:
+    """A long message cut as the Telegram app cuts it: pieces of at most ``size``, at a space or a
+    line break where one is near."""
+    parts = []
+    while len(text) > size:
+        cut = max(text.rfind("\n", 0, size), text.rfind(" ", 0, size))
+        cut = cut if cut > size // 2 else size
+        parts.append(text[:cut])
+        text = text[cut:].lstrip()
+    return [*parts, text] if text else parts
 
 
 def _sandbox_db(url: str) -> Engine:

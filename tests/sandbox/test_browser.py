@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from service.models import GameEvent
+import engine
+from service.models import Game, GameEvent
 from service.sandbox.world import Sandbox
 
 pytestmark = pytest.mark.browser
@@ -108,3 +109,80 @@ def _act(page: object, name: str, answered: dict[str, int]) -> int:
     phone.locator(".compose input").fill(f"{match.group(1)} 1")
     phone.locator(".compose button").click()
     return 1
+
+
+def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line(sandbox: Sandbox) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 2330, "height": 1100})
+            page.goto(sandbox.url)
+            page.click("#next")  # nothing runs yet: it says so
+            expect(page.locator("#notice")).to_contain_text("No game is running", timeout=30_000)
+            page.click("#quick")
+            page.wait_for_function("document.querySelector('#games .game')?.dataset.status === 'running'",
+                                   timeout=120_000)
+            code = page.locator("#games .game").first.get_attribute("data-code")
+            expect(page.locator("#games .game").first).to_contain_text("UTC")  # times say their zone
+            table = page.locator(f'.table[data-game="{code}"]')
+            expect(table.locator(".phone")).to_have_count(8, timeout=30_000)
+            expect(table.locator("h2")).to_contain_text(f"#{code} running")
+            # A phone in no game has a row of its own; a game in its lobby, another.
+            page.fill("#add-phone [name=name]", "Zoe")
+            page.click("#add-phone button")
+            expect(page.locator('.table[data-game=""] [data-phone="Zoe"]')).to_be_visible(timeout=30_000)
+            zoe = page.locator('[data-phone="Zoe"]')
+            zoe.locator(".compose input").fill("new")
+            zoe.locator(".compose button").click()
+            expect(page.locator("#next-game option")).to_have_count(2, timeout=30_000)
+            # A 5,000-character text: Telegram's app sends it in two messages; an SMS phone refuses
+            # it, and the page says why in one line (not a validation dump).
+            long = "wolves " * 714 + "ok"
+            ann, bob = page.locator('[data-phone="Ann"]'), page.locator('[data-phone="Bob"]')
+            bob.locator(".compose input").fill(long)
+            bob.locator(".compose button").click()
+            error = page.locator("#error")
+            expect(error).to_have_text("Too long for an SMS: at most 1,600 characters, this one has 5,000.",
+                                       timeout=30_000)
+            assert bob.locator(".compose input").input_value() == long  # not lost: he can shorten it
+            ann.locator(".compose input").fill(long)
+            ann.locator(".compose button").click()
+            expect(ann.locator(".bubble.me", has_text="wolves wolves")).to_have_count(2, timeout=30_000)
+            expect(error).to_have_text("")
+            # Next deadline for the picked game, saying what it did, until the night has its dead.
+            page.select_option("#next-game", code)
+            page.click("#next")
+            expect(page.locator("#notice")).to_contain_text(f"#{code} night 1 closed, now day 1",
+                                                            timeout=60_000)
+            for _ in range(6):
+                if page.locator(f'.table[data-game="{code}"] .phone.dead').count():
+                    break
+                page.click("#next")
+                page.wait_for_timeout(1500)
+            dead = page.locator(f'.table[data-game="{code}"] .phone.dead')
+            expect(dead.first).to_be_visible(timeout=30_000)
+            expect(dead.first.locator(".tag.dead")).to_be_visible()
+            marked = {dead.nth(i).get_attribute("data-phone") for i in range(dead.count())}
+            page.screenshot(path=str(SHOTS / "4-grouped-and-dead.png"), full_page=True)
+            # What the worker gave up sending is on the page: Bob's carrier refuses him (21610).
+            sandbox.twilio.opt_out(sandbox.phones["Bob"].address)
+            bob.locator(".compose input").fill("status")
+            bob.locator(".compose button").click()
+            expect(page.locator("#failures")).to_contain_text(re.compile(r"Bob \(sms\): .*21610"), timeout=30_000)
+            # Zoe's game has not started: the line says so, and nothing moves.
+            zoe_code = next(g["code"] for g in sandbox.games() if g["code"] != code)
+            page.select_option("#next-game", zoe_code)
+            page.click("#next")
+            expect(page.locator("#notice")).to_have_text(
+                f"#{zoe_code} has not started: no deadline yet (its host writes start).", timeout=30_000)
+        finally:
+            browser.close()
+    # The phones marked dead are the game's dead (each phone plays under its own name here).
+    assert sandbox.service is not None
+    with Session(sandbox.service.db) as s:
+        game = s.exec(select(Game).where(col(Game.code) == code)).one()
+    assert game.state is not None
+    assert marked == set(engine.public_view(engine.from_json(game.state))["dead"])

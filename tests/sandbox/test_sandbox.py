@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlmodel import Session, col, select
 
@@ -72,3 +73,58 @@ def test_robots_fill_a_game_and_the_clock_closes_its_phases(sandbox: Sandbox) ->
     for phone in snap["phones"]:  # everyone was dealt a card, by Telegram or by SMS
         said = dealt[phone["channel"]]
         assert any(said in m["text"] for m in phone["messages"] if m["from"] == "bot"), phone["name"]
+
+
+def test_next_deadline_moves_the_game_picked_and_says_what_it_did(sandbox: Sandbox) -> None:
+    assert sandbox.advance().line.startswith("No game is running")
+    code = sandbox.quick_game()
+    other = sandbox.add_phone("Zoe")
+    sandbox.say("Zoe", "new")
+    lobby = next(g["code"] for g in sandbox.games() if g["code"] != code)
+    assert sandbox.advance(lobby).line == f"#{lobby} has not started: no deadline yet (its host writes start)."
+    done = sandbox.advance()  # one game runs: that one
+    assert done.deadline is not None and f"#{code} night 1 closed, now day 1 nominations." in done.line, done.line
+    assert done.line.startswith("Clock moved ") and " UTC: " in done.line
+    host = next(p.name for p in sandbox.phones.values() if not p.robot and p.channel == "telegram")
+    sandbox.say(host, "pause")
+    assert sandbox.advance(code) == type(done)(f"#{code} is paused: no deadline to move to (its host writes resume).")
+    sandbox.say(host, "resume")
+    sandbox.say(other.name, f"join {lobby} Zoe")
+    sandbox.add_robots(lobby, 7)
+    sandbox.say("Zoe", "start")
+    assert sandbox.advance().line.startswith("Several games are running: pick one (")  # never the earliest, silently
+    assert sandbox.advance(lobby).deadline is not None
+    # The page's phones sit under their game, the dead marked.
+    snap = sandbox.snapshot()
+    by_game = {p["name"]: p["game"] for p in snap["phones"]}
+    assert by_game["Zoe"] == lobby and by_game[host] == code
+    dead = {p["name"] for p in snap["phones"] if p["dead"]}
+    assert dead == {s["name"] for g in snap["games"] for s in g["seats"] if s["dead"]}
+
+
+def test_the_page_says_what_is_wrong_in_a_line(sandbox: Sandbox) -> None:
+    sandbox.add_phone("Ann", "telegram")
+    sandbox.add_phone("Bob", "sms")
+    with httpx.Client(base_url=sandbox.url, timeout=30) as http:
+        r = http.post("/api/say", json={"phone": "Bob", "text": "x" * 5000})
+        assert r.status_code == 400
+        assert r.json() == {"detail": "Too long for an SMS: at most 1,600 characters, this one has 5,000."}
+        r = http.post("/api/say", json={"text": "hi"})
+        assert r.status_code == 422 and r.json() == {"detail": "phone: Field required"}
+        r = http.post("/api/phones", json={"name": "x" * 40})
+        assert r.status_code == 422 and r.json()["detail"].startswith("name: String should have at most 20")
+        r = http.post("/api/robots", json={"code": "ZZZZ", "count": 2})
+        assert r.status_code == 400 and r.json() == {"detail": "There is no game #ZZZZ."}
+        # A Telegram phone takes 5,000 characters as its app does: two messages.
+        assert http.post("/api/say", json={"phone": "Ann", "text": "word " * 1000}).status_code == 200
+    said = [m for m in sandbox.timeline(sandbox.phones["Ann"]) if m["from"] == "me"]
+    assert len(said) == 2 and all(len(m["text"]) <= 4096 for m in said)
+
+
+def test_what_the_worker_gave_up_sending_is_on_the_page(sandbox: Sandbox) -> None:
+    bob = sandbox.add_phone("Bob", "sms")
+    assert sandbox.snapshot()["failures"] == []
+    sandbox.twilio.opt_out(bob.address)  # the carrier refuses him (21610): the worker gives up
+    sandbox.say("Bob", "help")
+    (failed,) = sandbox.snapshot()["failures"]
+    assert failed["to"] == "Bob" and failed["channel"] == "sms" and "21610" in failed["error"], failed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from service.models import Outbox
+from service.room import SMS_OWN_VOTE
 
 
 def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
@@ -13,7 +14,7 @@ def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
     (cast by ``reader``, if given); his own night choice by the dawn; the suspects by the ballot's
     line; a join by the start text, which tells him to ask for the seating (``players``, checked in
     ``test_joins_go_without_saying_when_the_game_starts_and_the_seating_is_his_on_request``)."""
-    if row.key == "day.vote":
+    if row.key in ("day.vote", SMS_OWN_VOTE):
         voter, target = row.text.split(">")
         return re.search(rf"Votes: .*\b{re.escape(target)}\([^)\n]*\b{re.escape(voter)}\b", sent) is not None
     if row.key == "day.ballot_taken":

@@ -1,0 +1,97 @@
+"""What a player is told when messages reach him again (SMS START after STOP, or a Telegram user
+who had blocked the bot and writes again): nothing was written to him meanwhile (``Ctx.send``),
+while his games went on. For each running game he sits in he learns his card, if he was never
+sent it (the game started, or he took the seat, while he was away), and then what he may do now
+and until when: by SMS as a phase's text says it, on Telegram as ``help`` does. All of it from his
+own view and the public one."""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+
+import engine
+
+from . import play, render
+from .context import SMS, Ctx
+from .db import bump, lock_game
+from .i18n import has, t
+from .models import Outbox, Seat
+from .room import Room
+from .routing import my_games
+
+#: The texts that tell a player his card: the deal, a seat handed over or ``role``, this module's.
+CARD_KEYS = ("role.dealt", "svc.role", "svc.catchup")
+
+
+def welcome_back(ctx: Ctx) -> bool:
+    """Tell him, for each running game he sits in, his card if he lacks it and what he may do now.
+    False when he sits in no running game (the message is then handled as any other)."""
+    assert ctx.identity is not None
+    said = False
+    games = my_games(ctx, ("running",))
+    several = sum(name is not None for _, name in games) > 1
+    for game, name in games:
+        if name is None or game.id is None:
+            continue
+        locked = lock_game(ctx.session, game.id)
+        if locked is None or locked.status != "running" or locked.state is None:
+            continue
+        room = Room(ctx, locked)
+        seat = room.seat_of(ctx.identity.id)
+        if seat is None or room.state is None:
+            continue
+        if not _has_card(ctx, room):
+            _card(ctx, room, seat.name)
+        if not (ctx.identity.channel == SMS and _phase_now(ctx, room, seat, several)):
+            play.help_(ctx, room)
+        bump(ctx.session, room.game)
+        said = True
+    return said
+
+
+def _has_card(ctx: Ctx, room: Room) -> bool:
+    """Whether a text telling him his card in this game was ever written to him (and not given up)."""
+    assert ctx.identity is not None
+    return ctx.session.exec(select(Outbox.id).where(
+        Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, col(Outbox.key).in_(CARD_KEYS),
+        Outbox.status != "failed")).first() is not None
+
+
+def _card(ctx: Ctx, room: Room, name: str) -> None:
+    """His card and everything it has learned, from his view: by SMS as the start text told them
+    (``Your card: ... Help: text role.``), on Telegram as ``role`` answers."""
+    assert ctx.identity is not None and room.state is not None
+    reader = room.reader(ctx.identity, room.seat_of(ctx.identity.id))
+    info = room.info(ctx.identity)
+    view = engine.view(room.state, name)
+    if reader.sms:
+        facts = [render.event_text(str(f["key"]), {k: v for k, v in f.items() if k != "key"}, reader, info)
+                 for f in view.get("knowledge", ())]
+        if not view.get("alive", True):
+            facts.append(t(reader.lang, "svc.role.ghost"))
+        card = " ".join(facts) or render.role_text(view, reader, info)
+    else:
+        card = render.role_text(view, reader, info)
+    ctx.reply_text("svc.catchup", t(reader.lang, "svc.catchup", code=room.game.code) + "\n" + card, room.id)
+
+
+def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
+    """By SMS, the phase and what he may do now as a phase's text says them (``Night 2 until Tue
+    22:00. Reply: kill 1 ann 2 bob``), shorter than help's answer, led by the game's code when he
+    plays in several; False where a phase has no such text (help answers instead)."""
+    assert ctx.identity is not None and room.state is not None
+    pv = engine.public_view(room.state)
+    phase = str(pv.get("phase"))
+    if not has("en", f"sms.phase.{phase}"):
+        return False
+    data = {"night": pv.get("night"), "day": pv.get("day"), "suspects": list(pv.get("suspects", ()))}
+    reader = room.reader(ctx.identity, seat)
+    lines = [("#" + room.game.code + " " if several else "")
+             + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+    if actions:
+        listed, seat.last_list = render.options(actions, reader.lang, sms=True)
+        ctx.session.add(seat)
+        lines.append(t(reader.lang, "sms.svc.options", options=listed))
+    ctx.reply_text("svc.options", "\n".join(lines), room.id)
+    return True
