@@ -3,6 +3,7 @@ and everything that must go out (replies and broadcasts, all via the outbox)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session
 
 from .db import stage_outbox
+from .delivery.senders import KEYBOARD
 from .delivery.sms import pack
 from .i18n import gsm7, has, t
 from .models import Identity, Outbox
@@ -23,6 +25,17 @@ SMS_MERGED = "sms.merged"
 """The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
 outbox, ``merged``, under their own keys)."""
 Buttons = list[list[dict[str, str]]]
+
+
+@dataclass(frozen=True)
+class Tap:
+    """The command came from a tap on an inline button: the phase the button was made for (None:
+    a button that does not say), and the chat and message it sits under (None: Telegram did not
+    send the message, as for a very old one)."""
+
+    phase: int | None
+    chat: str | None = None
+    message_id: int | None = None
 
 
 @dataclass
@@ -40,6 +53,10 @@ class Ctx:
     written: list[Outbox] = field(default_factory=list)
     unreached: set[int] = field(default_factory=set)
     """Telegram users we could not write to privately (they never opened the bot)."""
+    tap: Tap | None = None
+    """The command is a tap on a button (see ``Tap``), not typed."""
+    lang_given: bool = False
+    """A newcomer's language came with his message (Telegram's ``language_code``): kept."""
 
     @property
     def lang(self) -> str:
@@ -72,6 +89,19 @@ class Ctx:
             return
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
+        stage_outbox(self.session, row)
+        self.written.append(row)
+
+    def show_buttons(self, person: Identity, tap: Tap, buttons: Buttons | None, dedup: str,
+                     game_id: int | None = None) -> None:
+        """Replace the keyboard under the message ``tap`` was made on (None: take it away), through
+        the outbox like a message, so it is rate limited and retried (the sender's ``act``)."""
+        if (person.id is None or person.channel != TELEGRAM or person.opted_out or person.unreachable
+                or tap.chat is None or tap.message_id is None):
+            return
+        where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
+        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
+                     text=where, action=KEYBOARD, not_before=self.now, dedup_key=dedup, created_at=self.now)
         stage_outbox(self.session, row)
         self.written.append(row)
 
