@@ -304,6 +304,10 @@ class FakeTelegram:
             if method == "deleteMessage":
                 del self._messages[cid][msg["message_id"]]
                 return 200, {"ok": True, "result": True}
+            if method == "editMessageReplyMarkup" and (p.get("reply_markup") or None) == msg.get("reply_markup"):
+                return self._error(400, "Bad Request: message is not modified: specified new message content "
+                                        "and reply markup are exactly the same as a current content and reply "
+                                        "markup of the message")
             if method == "editMessageText":
                 msg["text"] = str(p.get("text", ""))
             msg.pop("reply_markup", None)

@@ -4,6 +4,7 @@ hosts) and four by SMS."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -12,6 +13,7 @@ from sqlmodel import Session, col, func, select
 
 import engine
 from engine import Phase
+from service.delivery.senders import KEYBOARD, SendStatus
 from service.models import GameEvent
 from service.reminders import parse_quiet, remind, remind_at
 from service.sandbox import inbound
@@ -258,3 +260,29 @@ def test_a_join_from_the_deep_link_is_answered_privately_in_the_players_language
     work(stack)
     assert gil.texts() == [f"You joined game {code} as Gil (2 players). Your card and your choices come here, "
                            "privately."]
+
+
+def test_a_keyboard_edit_sent_again_is_done_not_refused(stack: Stack) -> None:
+    """The worker may send an act twice (a crash after Telegram took it): Telegram then answers
+    "message is not modified", which means the keyboard is as asked."""
+    ann = tg_player(stack, "Ann")
+    ann.say("/start")
+    ann.say("new")
+    stack.deliver()
+    sent = stack.tg.sent(ann.uid)[-1]
+    keyboard = [[{"text": "\u2713 Bob", "data": "#ABCD/3 vote 2"}]]
+    spec = json.dumps({"chat": str(ann.uid), "message_id": sent["message_id"], "buttons": keyboard})
+    sender = stack.senders["telegram"]
+    first = sender.act(str(ann.uid), KEYBOARD, spec, dedup_key="k1")
+    again = sender.act(str(ann.uid), KEYBOARD, spec, dedup_key="k1")
+    assert first.ok and again.ok
+    assert [c.status for c in stack.tg.calls("editMessageReplyMarkup")] == [200, 400]
+    shown = {m["message_id"]: m for m in stack.tg.messages(ann.uid)}[sent["message_id"]]
+    assert shown["reply_markup"]["inline_keyboard"][0][0]["callback_data"] == "#ABCD/3 vote 2"
+    # Taken away (no buttons), and a message that is not there: refused, that row alone.
+    gone = json.dumps({"chat": str(ann.uid), "message_id": sent["message_id"], "buttons": []})
+    assert sender.act(str(ann.uid), KEYBOARD, gone, dedup_key="k2").ok
+    assert "reply_markup" not in {m["message_id"]: m for m in stack.tg.messages(ann.uid)}[sent["message_id"]]
+    lost = json.dumps({"chat": str(ann.uid), "message_id": 999, "buttons": []})
+    refused = sender.act(str(ann.uid), KEYBOARD, lost, dedup_key="k3")
+    assert refused.status is SendStatus.PERMANENT and refused.reason is not None and refused.reason.value == "rejected"
