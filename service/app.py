@@ -262,7 +262,7 @@ class Service:
         """The transaction's work for one message; it raises ``_Repeat`` for a repeat delivery."""
         channel, address, external_id, chat = m.channel, m.address, m.external_id, m.chat
         resubscribe, stop, overheard = m.resubscribe, m.stop, m.overheard
-        lang_given = m.language in LANGUAGES
+        language = m.language if m.language in LANGUAGES else None
         # A NUL byte is no text anyone typed, and PostgreSQL refuses to store one: drop them.
         text = m.text.replace("\x00", "")
         display_name = m.display_name.replace("\x00", "") if m.display_name else m.display_name
@@ -277,8 +277,7 @@ class Service:
             newcomer = identity is None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
-                                    language=m.language if m.language and lang_given else
-                                    self.settings.DEFAULT_LANGUAGE, created_at=now)
+                                    language=language or self.settings.DEFAULT_LANGUAGE, created_at=now)
                 self._new_identity(session, identity)
             group = self._group(session, channel, chat, now) if chat is not None else None
             made = [x for x in (identity if newcomer else None, group) if x is not None and x.id is None]
@@ -302,7 +301,7 @@ class Service:
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
             ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, tap=m.tap,
-                      lang_given=newcomer and lang_given)
+                      lang_given=newcomer and language is not None)
             if stop:
                 session.add(identity)
                 return [], ctx
