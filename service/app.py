@@ -25,10 +25,10 @@ from sqlmodel import Session, col, select
 import engine
 
 from . import catchup, play
-from .context import Ctx
+from .context import Ctx, Tap
 from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
 from .grammar import code_of, language_of, parse
-from .i18n import t
+from .i18n import LANGUAGES, t
 from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
 from .routing import ACTIVE, dispatch
@@ -66,7 +66,10 @@ class Incoming:
     whether the message lifts an opt-out (an SMS number that texted STOP stays opted out until
     START, but what it texts meanwhile still counts in the game). ``stop``: the message is an
     opt-out (SMS STOP): logged once like any message, the identity opted out, nothing else done.
-    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``)."""
+    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``). ``tap``: the
+    command came from a tap on a button (``context.Tap``). ``language``: the language the channel
+    says the writer reads (Telegram's ``language_code``), taken by someone who writes for the first
+    time."""
 
     channel: str
     address: str
@@ -77,6 +80,8 @@ class Incoming:
     resubscribe: bool = True
     stop: bool = False
     overheard: bool = False
+    tap: Tap | None = None
+    language: str | None = None
 
 
 class Service:
@@ -257,6 +262,7 @@ class Service:
         """The transaction's work for one message; it raises ``_Repeat`` for a repeat delivery."""
         channel, address, external_id, chat = m.channel, m.address, m.external_id, m.chat
         resubscribe, stop, overheard = m.resubscribe, m.stop, m.overheard
+        language = m.language if m.language in LANGUAGES else None
         # A NUL byte is no text anyone typed, and PostgreSQL refuses to store one: drop them.
         text = m.text.replace("\x00", "")
         display_name = m.display_name.replace("\x00", "") if m.display_name else m.display_name
@@ -269,8 +275,9 @@ class Service:
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = self._identity(session, channel, address)
             newcomer = identity is None
-            # A newcomer who writes "entra" or "unirse" reads Italian or Spanish from his first reply on.
-            said_in = language_of(text) if newcomer else None
+            # A newcomer who writes "entra" or "unirse" reads Italian or Spanish from his first reply on;
+            # else his Telegram's own language, when it is one of ours.
+            said_in = (language_of(text) or language) if newcomer else None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
                                     language=said_in or self.settings.DEFAULT_LANGUAGE, created_at=now)
@@ -299,7 +306,8 @@ class Service:
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
-            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, said_in=said_in)
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, said_in=said_in,
+                      tap=m.tap)
             if stop:
                 session.add(identity)
                 return [], ctx

@@ -90,8 +90,7 @@ def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
              + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
-        listed, seat.last_list = render.options(actions, reader.lang, sms=True)
-        ctx.session.add(seat)
+        listed = render.options(actions, reader.lang, sms=True, seats=room.names())[0]
         lines.append(t(reader.lang, "sms.svc.options", options=listed))
     ctx.reply_text("svc.options", "\n".join(lines), room.id)
     return True

@@ -69,14 +69,17 @@ def telegram_set_webhook(
     drop_pending: bool = typer.Option(False, "--drop-pending", help="forget updates Telegram still holds"),
 ) -> None:
     """Register PUBLIC_URL/telegram/webhook with Telegram (via TELEGRAM_API_URL), with the secret
-    Telegram then sends in every update, and the update types the bot reads."""
+    Telegram then sends in every update, and the update types the bot reads; and the "/" menu, in
+    English, Italian and Spanish (by each user's Telegram language; English for the others), for
+    private chats and for groups."""
     import asyncio
 
-    from telegram import Bot
+    from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
     from telegram.error import TelegramError
 
-    from service.channels.telegram import ALLOWED_UPDATES
+    from service.channels.telegram import ALLOWED_UPDATES, MENU, menu
     from service.delivery.telegram_sender import bot_base_url
+    from service.i18n import LANGUAGES
     from service.settings import get_settings
 
     cfg = get_settings()
@@ -89,6 +92,11 @@ def telegram_set_webhook(
         async with Bot(cfg.TELEGRAM_BOT_TOKEN or "", base_url=bot_base_url(cfg.TELEGRAM_API_URL)) as bot:
             await bot.set_webhook(url, secret_token=cfg.TELEGRAM_WEBHOOK_SECRET,
                                   allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=drop_pending)
+            scopes = {"private": BotCommandScopeAllPrivateChats(), "group": BotCommandScopeAllGroupChats()}
+            for scope in MENU:
+                for lang in (None, *LANGUAGES):  # None: everyone whose language has no menu of its own
+                    commands = [BotCommand(c, d) for c, d in menu(lang or "en", scope)]
+                    await bot.set_my_commands(commands, scope=scopes[scope], language_code=lang)
             return str(bot.username)
 
     try:
@@ -96,7 +104,7 @@ def telegram_set_webhook(
     except TelegramError as e:
         typer.echo(f"Telegram refused: {e}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"@{username} now posts updates to {url}")
+    typer.echo(f"@{username} now posts updates to {url}; its / menu is set in {', '.join(LANGUAGES)}")
 
 
 @app.command()

@@ -3,6 +3,7 @@ and everything that must go out (replies and broadcasts, all via the outbox)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session
 
 from .db import stage_outbox
+from .delivery.senders import KEYBOARD
 from .delivery.sms import pack
 from .i18n import gsm7, has, t
 from .models import Identity, Outbox
@@ -25,6 +27,17 @@ outbox, ``merged``, under their own keys)."""
 Buttons = list[list[dict[str, str]]]
 
 
+@dataclass(frozen=True)
+class Tap:
+    """The command came from a tap on an inline button: the phase the button was made for (None:
+    a button that does not say), and the chat and message it sits under (None: Telegram did not
+    send the message, as for a very old one)."""
+
+    phase: int | None
+    chat: str | None = None
+    message_id: int | None = None
+
+
 @dataclass
 class Ctx:
     session: Session
@@ -36,14 +49,16 @@ class Ctx:
     """The identity was created by this very message (it then takes the game's language, unless
     ``said_in``)."""
     said_in: str | None = None
-    """A newcomer's language, told by the words of this very message (``grammar.language_of``): he
-    reads it whatever the game's."""
+    """A newcomer's language, told by this very message: its words (``grammar.language_of``), else
+    his Telegram's ``language_code`` when it is one of ours. He reads it whatever the game's."""
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)
     written: list[Outbox] = field(default_factory=list)
     unreached: set[int] = field(default_factory=set)
     """Telegram users we could not write to privately (they never opened the bot)."""
+    tap: Tap | None = None
+    """The command is a tap on a button (see ``Tap``), not typed."""
 
     @property
     def lang(self) -> str:
@@ -76,6 +91,19 @@ class Ctx:
             return
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
+        stage_outbox(self.session, row)
+        self.written.append(row)
+
+    def show_buttons(self, person: Identity, tap: Tap, buttons: Buttons | None, dedup: str,
+                     game_id: int | None = None) -> None:
+        """Replace the keyboard under the message ``tap`` was made on (None: take it away), through
+        the outbox like a message, so it is rate limited and retried (the sender's ``act``)."""
+        if (person.id is None or person.channel != TELEGRAM or person.opted_out or person.unreachable
+                or tap.chat is None or tap.message_id is None):
+            return
+        where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
+        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
+                     text=where, action=KEYBOARD, not_before=self.now, dedup_key=dedup, created_at=self.now)
         stage_outbox(self.session, row)
         self.written.append(row)
 

@@ -60,9 +60,9 @@ def wanted(room: Room) -> dict[int, Identity]:
 
 
 def last_acts(room: Room) -> dict[int, tuple[str, str]]:
-    """The last act written for each person in this game: (action, outbox status)."""
+    """The last mute or unmute written for each person in this game: (action, outbox status)."""
     rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
-        Outbox.game_id == room.id, col(Outbox.action).is_not(None)).order_by(col(Outbox.id))).all()
+        Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE))).order_by(col(Outbox.id))).all()
     return {pid: (str(action), status) for pid, action, status in rows}
 
 
@@ -96,7 +96,7 @@ def refused(svc: Service, outbox_ids: Sequence[int]) -> None:
 
     with Session(svc.db) as s:
         rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(outbox_ids)))).all()
-        games = sorted({r.game_id for r in rows if r.game_id is not None and r.action
+        games = sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
                         and any(w in (r.last_error or "").lower() for w in NO_RIGHTS)})
 
     for game_id in games:

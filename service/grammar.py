@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine import Verb
@@ -290,22 +290,39 @@ class NoMatch(Exception):
     word: str
 
 
-def resolve(word: str, candidates: Sequence[str], everyone: Iterable[str] = (),
-            numbered: Sequence[str] | None = None) -> str:
-    """A name by exact name, unique prefix, or number in the list the player was last sent.
+@dataclass(frozen=True)
+class NoSeat(NoMatch):
+    """A number that is no seat at this table (``vote 12`` at a table of eight)."""
 
-    ``candidates`` are the names that make sense now (the legal targets); ``everyone`` the
-    rest of the table, tried after them so that the engine can say *why* a name is refused.
+    seats: int
+
+
+def resolve(word: str, candidates: Sequence[str], everyone: Sequence[str] = ()) -> str:
+    """A name by exact name, unique prefix, or seat number.
+
+    ``candidates`` are the names that make sense now (the legal targets); ``everyone`` the whole
+    table in seating order, tried after them so that the engine can say *why* a name is refused.
+    A number is a seat (``vote 3``: the third seat), whatever list the player was sent last, and
+    a seat that is no legal target is returned all the same, for the engine's own reason ("cat is
+    dead"). Where the choices are no players (a coin's value, a side, on or off) a number is
+    left to the rules to read (``coin 3``, ``show 1``). A house is its owner's name or seat and a
+    side (``ann:left``, ``3:left``, ``3:1``).
     """
-    w = word.strip()
+    typed = word.strip()
+    w = typed
+    seats = list(everyone)
     if w.isdecimal():  # not isdigit: "²" is a digit that int() refuses
-        n = int(w)
-        if numbered and 1 <= n <= len(numbered):
-            return numbered[n - 1]
-        if not numbered or not any(fold(c) == fold(w) for c in candidates):
-            raise NoMatch(w)
+        same = next((c for c in candidates if fold(c) == fold(w)), None)
+        if same is not None:
+            return same
+        if candidates and not any(c in seats or c.rpartition(":")[0] in seats for c in candidates):
+            return w
+        return _seat(w, w, seats)
+    head, colon, side = w.partition(":")
+    if colon and head.isdecimal() and side:
+        w = f"{_seat(head, typed, seats)}:{side}"
     key = fold(w)
-    pools = [list(candidates), [e for e in everyone if e not in candidates]]
+    pools = [list(candidates), [e for e in seats if e not in candidates]]
     for pool in pools:
         for name in pool:
             if fold(name) == key:
@@ -315,8 +332,19 @@ def resolve(word: str, candidates: Sequence[str], everyone: Iterable[str] = (),
         if len(hits) == 1:
             return hits[0]
         if len(hits) > 1:
-            raise Ambiguous(w, tuple(hits))
-    raise NoMatch(w)
+            raise Ambiguous(typed, tuple(hits))
+    owner, colon, side = w.rpartition(":")
+    found = next((e for e in seats if fold(e) == fold(owner)), None) if colon and side else None
+    if found is not None:  # a house with its side as the rules also read it (ann:1, ann:l)
+        return f"{found}:{side}"
+    raise NoMatch(typed)
+
+
+def _seat(number: str, typed: str, seats: Sequence[str]) -> str:
+    n = int(number)
+    if not 1 <= n <= len(seats):
+        raise NoSeat(typed, len(seats))
+    return seats[n - 1]
 
 
 # -- small values ------------------------------------------------------------------------------------

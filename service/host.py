@@ -105,9 +105,8 @@ def _target_seat(ctx: Ctx, room: Room, p: Parsed) -> Seat | None:
     if not p.args:
         ctx.reply("svc.join.need_name", code=room.game.code)
         return None
-    me = room.seat_of(ctx.identity.id if ctx.identity else None)
     try:
-        name = grammar.resolve(p.args[0], room.names(), numbered=me.last_list if me else None)
+        name = grammar.resolve(p.args[0], room.names(), room.names())  # a number is a seat
     except grammar.Ambiguous as e:
         ctx.reply("svc.ambiguous", word=e.word, options=render.alternatives(list(e.options), ctx.lang))
         return None

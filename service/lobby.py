@@ -247,6 +247,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     room.people[me.id or 0] = me
     me.current_game_id = room.id
     room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
+    if room.in_group(me):  # the line went to the group, in its language: he is answered here, in his
+        ctx.reply("svc.join.private", code=game.code, name=name, count=len(room.seats))
 
 
 def take_open_seat(ctx: Ctx, room: Room) -> None:
@@ -283,8 +285,10 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
     say("svc.role", render.role_text(view, reader, room.info(person)), None)
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if options else []
     if actions:
-        listed, seat.last_list = render.options(actions, lang)
-        say("svc.options", t(lang, "svc.options", options=listed), render.buttons(actions, room.game.code, lang))
+        seats = room.names()
+        listed = render.options(actions, lang, seats=seats)[0]
+        say("svc.options", t(lang, "svc.options", options=listed),
+            render.buttons(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
 
 
 def leave(ctx: Ctx, room: Room) -> None:
@@ -363,11 +367,8 @@ def start(ctx: Ctx, room: Room) -> None:
 
 
 def players(ctx: Ctx, room: Room) -> None:
+    """The table numbered by seat: the numbers every list of the game uses (``vote 3``)."""
     names = room.names()
-    seat = room.seat_of(ctx.identity.id if ctx.identity else None)
-    if seat is not None:
-        seat.last_list = names
-        ctx.session.add(seat)
     alive = set(engine.public_view(room.state)["alive"]) if room.state is not None else set(names)
     listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
     # Once the game runs, the list is the seating (an SMS player's start text sends him here for it).

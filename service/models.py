@@ -93,7 +93,8 @@ class Seat(SQLModel, table=True):
     """joined; open (waiting for a substitute); vacant (removed by a host)."""
     cohost: bool = False
     last_list: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    """The numbered names he was last sent, so that ``vote 3`` means the third."""
+    """Unused: a number is a seat, whatever list came last (``grammar.resolve``), so nothing needs
+    to remember the list he was sent. The column stays until a migration drops it."""
     joined_at: datetime = Field(default_factory=utcnow)
 
 

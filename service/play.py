@@ -31,6 +31,8 @@ def _me(ctx: Ctx) -> int | None:
 
 def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     game, state = room.game, room.state
+    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != "running"):
+        return stale_tap(ctx, room)
     if game.status != "running" or state is None:
         return ctx.reply("svc.not_running", code=game.code)
     if game.paused:
@@ -50,19 +52,20 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     elif not p.args:
         if targets:
             texts = [a.text() for a in legal]
-            listed, seat.last_list = render.options(texts, ctx.lang)
-            ctx.session.add(seat)
+            listed = render.options(texts, ctx.lang, seats=room.names())[0]
             ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
-                           buttons=render.buttons(texts, game.code, ctx.lang))
+                           buttons=render.buttons(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
     else:
         if len(p.args) > 1:
             return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
         try:
-            target = grammar.resolve(p.args[0], targets, room.names(), seat.last_list)
+            target = grammar.resolve(p.args[0], targets, room.names())
         except grammar.Ambiguous as e:
             options = render.alternatives(list(e.options), ctx.lang)
             return ctx.reply("svc.ambiguous", word=e.word, options=options)
+        except grammar.NoSeat as e:
+            return ctx.reply("svc.no_seat", word=e.word, count=e.seats)
         except grammar.NoMatch as e:
             return ctx.reply("svc.no_match", word=e.word)
     action = Action(seat.name, verb, target)
@@ -71,6 +74,40 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     except IllegalAction as e:
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
     room.advance(new, events, (seat.name, action.text()))
+    if ctx.tap is not None:
+        show_choice(ctx, room, seat.name, action.text())
+
+
+def show_choice(ctx: Ctx, room: Room, name: str, chosen: str) -> None:
+    """After a choice made by tapping, the keyboard it was made on shows it (marked), with the
+    choices still open in this phase; once the phase is over (the move closed it), the choice alone."""
+    assert ctx.tap is not None and ctx.identity is not None and room.state is not None
+    game = room.game
+    now = [a.text() for a in engine.legal_actions(room.state, name)] if game.phase_no == ctx.tap.phase else []
+    texts = now if chosen in now else [chosen, *now]
+    assert ctx.tap.phase is not None  # a tap of this very phase (``move``)
+    keyboard = render.buttons(texts, game.code, ctx.lang, phase=ctx.tap.phase, seats=room.names(), chosen=chosen)
+    ctx.show_buttons(ctx.identity, ctx.tap, keyboard, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
+
+
+def stale_tap(ctx: Ctx, room: Room) -> None:
+    """A tap on a button from a phase that is over, or from a game that is over: nothing is done.
+    Its keyboard is taken away, and he is told so with what he may choose now (fresh buttons)."""
+    assert ctx.tap is not None and ctx.identity is not None
+    game, lang = room.game, ctx.lang
+    ctx.show_buttons(ctx.identity, ctx.tap, None, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
+    if game.status != "running" or room.state is None:
+        return ctx.reply("svc.tap.over", code=game.code)
+    stale = t(lang, "svc.tap.stale", code=game.code)
+    seat = room.seat_of(_me(ctx))
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if seat is not None else []
+    if game.paused:
+        return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.is_paused", code=game.code)]), room.id)
+    if not actions:
+        return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
+    listed = render.options(actions, lang, seats=room.names())[0]
+    ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.options", options=listed)]), room.id,
+                   buttons=render.buttons(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
 
 
 #: The engine's refusals that are about the target named, not about the move itself.
@@ -118,10 +155,9 @@ def help_(ctx: Ctx, room: Room) -> None:
     elif seat is not None:
         actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
         if actions:
-            listed, seat.last_list = render.options(actions, lang)
-            ctx.session.add(seat)
+            listed = render.options(actions, lang, seats=room.names())[0]
             ctx.reply_text("svc.help.now", t(lang, "svc.help.now", actions=listed, **when), room.id,
-                           buttons=render.buttons(actions, game.code, lang))
+                           buttons=render.buttons(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
         else:
             ctx.reply("svc.help.nothing", **when)
     if room.is_host(me):

@@ -135,10 +135,9 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         room = Room(ctx, game)
         assert room.state is not None
         phase = room.state.phase.value
-        for seat, person, actions in owing(room):
+        for _seat, person, actions in owing(room):
             lang = person.language
-            listed, seat.last_list = render.options(actions, lang)
-            session.add(seat)
+            listed = render.options(actions, lang, seats=room.names())[0]
             text = t(lang, "svc.reminder", code=game.code, phase=t(lang, f"phase.name.{phase}"),
                      deadline=deadline_text(game.deadline, game.timezone, lang), options=listed)
             ctx.send(person, "svc.reminder", text, f"g{game_id}:p{phase_no}:i{person.id}:remind", game_id=game_id)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .channels.telegram import button_data
 from .i18n import deadline_text, has, role_name, t
 
 
@@ -188,8 +189,8 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     if key == "game.started":
         d["count"] = len(data.get("players", ()))
         d["deck"] = deck_line(data.get("deck", {}), lang, reader.sms)
-        # Names only: numbers here would read like the numbered options that often share the text.
-        d["seating"] = ", ".join(str(p) for p in data.get("players", ()))
+        # Numbered: each player's seat is the number he is known by in every list of the game.
+        d["seating"] = ", ".join(f"{i} {p}" for i, p in enumerate(data.get("players", ()), start=1))
     elif key == "role.dealt":
         d["role_help"] = role_help(lang, str(data.get("role")))
     elif key in ("night.choice", "day.choice"):
@@ -290,30 +291,62 @@ def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
 
 
 # -- replies built from views ----------------------------------------------------------------------
-def options(actions: Sequence[str], lang: str, sms: bool = False) -> tuple[str, list[str]]:
-    """What a player may do now, with the numbered list he may answer with (``vote 2``); by SMS
-    without the commas (``vote 1 ann 2 bob``)."""
+def seat_number(target: str, seats: Sequence[str]) -> str | None:
+    """What a player types for ``target`` by number: the seat of a player (``3``), the seat and side
+    of a house (``3:left``); None for a choice that is no player's (a side, a coin, on or off)."""
+    if target in seats:
+        return str(seats.index(target) + 1)
+    owner, colon, side = target.rpartition(":")
+    return f"{seats.index(owner) + 1}:{side}" if colon and owner in seats else None
+
+
+def options(actions: Sequence[str], lang: str, sms: bool = False, *,
+            seats: Sequence[str]) -> tuple[str, list[str]]:
+    """What a player may do now, each player numbered by his seat (``seats``: the table in seating
+    order), the number he is known by in every list for the whole game, so ``vote 3`` means one
+    player whatever list came last: ``vote 2 bob, 5 eve``; by SMS without the commas (``vote 2 bob 5
+    eve``). A Lupusburg player's houses go by his seat: ``vote 2 bob:left/right`` (``vote 2:left``).
+    Choices that are no players (a coin, a side) are listed as they are typed. Returns the text and
+    the seating its numbers refer to."""
     by_verb: dict[str, list[str]] = {}
-    numbered: list[str] = []
     for a in actions:
         verb, _, target = a.partition(" ")
         by_verb.setdefault(verb, [])
         if target:
             by_verb[verb].append(target)
-            if target not in numbered:
-                numbered.append(target)
     parts = []
     for verb, targets in by_verb.items():
+        items: list[str] = []
+        houses: dict[str, int] = {}  # owner -> index of his item, to add his other side to it
+        for x in targets:
+            number = seat_number(x, seats)
+            owner, colon, side = x.rpartition(":")
+            if number is None:
+                items.append(x)
+            elif colon and owner in houses:
+                items[houses[owner]] += f"/{side}"
+            else:
+                if colon:
+                    houses[owner] = len(items)
+                    number = number.partition(":")[0]
+                items.append(f"{number} {x}")
+        listed = (" " if sms else ", ").join(items)
         word = verb_word(lang, verb)
-        listed = (" " if sms else ", ").join(f"{numbered.index(x) + 1} {x}" for x in targets)
         parts.append(f"{word} {listed}" if listed else word)
-    return "; ".join(parts), numbered
+    return "; ".join(parts), list(seats)
 
 
-def buttons(actions: Sequence[str], code: str, lang: str, per_row: int = 3) -> list[list[dict[str, str]]]:
-    """The same choices as inline buttons: a tap sends the move itself, with the game's code, as
-    if typed (``#ABCD vote bob``). One row of names per verb (wrapped), the verb shown when there
-    are several."""
+CHOSEN = "\u2713 "
+"""Marks the button of the choice made (Telegram only: SMS has no buttons)."""
+
+
+def buttons(actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
+            chosen: str | None = None, per_row: int = 3) -> list[list[dict[str, str]]]:
+    """The same choices as inline buttons, each bound to its moment: a tap sends the game, the phase
+    the button was made for and the move with seats for players (``#ABCD/4 vote 3``: short whatever
+    the names, see ``channels.telegram.button_data``), so a tap from a phase that is over changes
+    nothing. One row of names per verb (wrapped), the verb shown when there are several; ``chosen``
+    (a move) is marked, for the keyboard edited after a tap."""
     verbs = list(dict.fromkeys(a.partition(" ")[0] for a in actions))
     rows: list[list[dict[str, str]]] = []
     for verb in verbs:
@@ -325,7 +358,8 @@ def buttons(actions: Sequence[str], code: str, lang: str, per_row: int = 3) -> l
             label = target or verb_word(lang, v)
             if target and len(verbs) > 1:
                 label = f"{verb_word(lang, v)} {target}"
-            row.append({"text": label, "data": f"#{code} {a}"})
+            typed = f"{v} {seat_number(target, seats) or target}" if target else v
+            row.append({"text": CHOSEN + label if a == chosen else label, "data": button_data(code, phase, typed)})
             if len(row) == per_row:
                 rows.append(row)
                 row = []

@@ -318,19 +318,20 @@ class Room:
         return int(self.game.options.get(f"{phase.value}_minutes", default))
 
     def prompt(self) -> None:
-        """At the start of a phase, tell each player who may act what he may choose, numbered."""
+        """At the start of a phase, tell each player who may act what he may choose, numbered by
+        seat, with buttons bound to this phase."""
         assert self.state is not None
+        seats = self.names()
         for seat, person in self.seated():
             actions = [a.text() for a in engine.legal_actions(self.state, seat.name)]
             if not actions:
                 continue
-            listed, numbered = render.options(actions, person.language, person.channel == SMS)
-            seat.last_list = numbered
-            self.ctx.session.add(seat)
+            listed = render.options(actions, person.language, person.channel == SMS, seats=seats)[0]
             key = render.sms_key("svc.options", person.channel == SMS)
             self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
-                          buttons=render.buttons(actions, self.game.code, person.language))
+                          buttons=render.buttons(actions, self.game.code, person.language,
+                                                 phase=self.game.phase_no, seats=seats))
 
     def reveal_nights(self) -> None:
         """When the game ends, everyone learns every night's choices (the cards come with game.over)."""

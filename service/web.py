@@ -42,6 +42,7 @@ from twilio.request_validator import RequestValidator
 
 from service.app import Incoming, Service
 from service.channels import sms, telegram
+from service.context import Tap
 from service.db import is_sqlite, make_engine
 from service.group_commit import GroupCommit
 from service.logging import configure as configure_logging
@@ -274,10 +275,16 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             item = telegram.incoming(data, await web.bot_username())
         except telegram.NotAnUpdate:
             raise HTTPException(400, "not a Telegram update") from None
-        if item is not None:
-            await web.inbound(Incoming(telegram.CHANNEL, item.address, item.external_id, item.text,
-                                       item.display_name, chat=item.chat, overheard=item.overheard))
-        return JSONResponse(telegram.webhook_answer(item))
+        replies: list[str] = []
+        if item is not None and not item.unusable:
+            tap = None
+            if item.callback_id is not None:
+                chat, message_id = item.message or (None, None)
+                tap = Tap(item.phase, chat, message_id)
+            replies = await web.inbound(Incoming(telegram.CHANNEL, item.address, item.external_id, item.text,
+                                                 item.display_name, chat=item.chat, overheard=item.overheard,
+                                                 tap=tap, language=item.language))
+        return JSONResponse(telegram.webhook_answer(item, replies))
 
     @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)
     async def twilio_sms(request: Request) -> Response:

@@ -2,7 +2,7 @@
 
 - ``JOIN CODE NAME`` joins; a name is needed, since a phone number is never shown to anyone (the
   number is the address only, never a display name).
-- The texts number every list, so ``VOTE 3`` answers the last list sent.
+- The texts number every list by seat, so ``VOTE 3`` is seat 3 whatever list came last.
 - STOP (and Twilio's other opt-out words, alone in a message) opts the number out: nothing is
   texted to it until START, while its seat stays and what it texts still counts. Twilio blocks a
   number that texted STOP at carrier level too (error 21610), so a text written anyway would

@@ -97,8 +97,14 @@ class Sender(Protocol):
         ...
 
 
+KEYBOARD = "keyboard"
+"""The act that replaces the keyboard under a message sent before (Telegram's editMessageReplyMarkup),
+to show a choice made by tapping or take stale buttons away; the row's text is a JSON object: the
+chat, the message id and the new rows of buttons (none: the keyboard goes)."""
+
+
 class ChatActor(Protocol):
-    """A sender that can also act on a chat (Telegram: mute a member of a group)."""
+    """A sender that can also act on a chat (Telegram: mute a member of a group, edit a keyboard)."""
 
     def act(self, address: str, action: str, chat: str, *, dedup_key: str) -> SendResult:
         """One attempt at ``action`` (``mute``, ``unmute``) on the member ``address`` in ``chat``."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import os
 import re
 import threading
@@ -30,12 +31,14 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
 from service.delivery.loop import BackgroundLoop
-from service.delivery.senders import Keyboard, PermanentReason, SendResult, SendStatus
+from service.delivery.senders import KEYBOARD, Button, Keyboard, PermanentReason, SendResult, SendStatus
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 TELEGRAM_API_URL = "https://api.telegram.org"
 _NOT_FOUND = re.compile(r"chat not found|user not found|peer_id_invalid|user is deactivated", re.I)
+#: Telegram's answer to an edit that changes nothing: the keyboard is as asked (a retried edit).
+_UNCHANGED = re.compile(r"message is not modified", re.I)
 
 
 def bot_base_url(api_url: str) -> str:
@@ -206,7 +209,11 @@ class TelegramSender:
 
     def act(self, address: str, action: str, chat: str, *, dedup_key: str) -> SendResult:
         """Mute (``mute``) or let speak again (``unmute``) the member ``address`` in the group ``chat``:
-        restrictChatMember. Any refusal is this act's alone (REJECTED): the member stays reachable."""
+        restrictChatMember. Or (``keyboard``, ``chat`` then a JSON object: the chat, the message id and
+        the new rows of buttons) replace a sent message's keyboard: editMessageReplyMarkup. Any
+        refusal is this act's alone (REJECTED): the member stays reachable."""
+        if action == KEYBOARD:
+            return self._keyboard(chat, dedup_key)
         permissions = ChatPermissions.all_permissions() if action == "unmute" else ChatPermissions(
             can_send_messages=False, can_send_audios=False, can_send_documents=False, can_send_photos=False,
             can_send_videos=False, can_send_video_notes=False, can_send_voice_notes=False,
@@ -221,6 +228,28 @@ class TelegramSender:
         except TelegramError as e:
             result = classify(e)
             log.info("telegram.act_failed", key=dedup_key, action=action, status=str(result.status), error=str(e))
+            if result.status is SendStatus.PERMANENT:
+                return SendResult.permanent(PermanentReason.REJECTED, str(e))
+            return result
+        except TimeoutError as e:
+            return SendResult.transient(f"timed out: {e}")
+        return SendResult.sent()
+
+    def _keyboard(self, spec: str, dedup_key: str) -> SendResult:
+        try:
+            where = json.loads(spec)
+            target, message_id = chat_id(str(where["chat"])), int(where["message_id"])
+            rows = [[Button(b["text"], b.get("data"), b.get("url")) for b in row] for row in where.get("buttons") or []]
+        except (ValueError, TypeError, KeyError) as e:
+            return SendResult.permanent(PermanentReason.REJECTED, f"no keyboard edit: {e}")
+        markup = keyboard_markup(rows)
+        try:
+            self.call(lambda b: b.edit_message_reply_markup(chat_id=target, message_id=message_id, reply_markup=markup))
+        except TelegramError as e:
+            if _UNCHANGED.search(str(e)):
+                return SendResult.sent()
+            result = classify(e)
+            log.info("telegram.act_failed", key=dedup_key, action=KEYBOARD, status=str(result.status), error=str(e))
             if result.status is SendStatus.PERMANENT:
                 return SendResult.permanent(PermanentReason.REJECTED, str(e))
             return result

@@ -3,6 +3,9 @@
 It serves `/bot<token>/<method>` like api.telegram.org, answers the methods the service uses, records
 every call, and behaves like Telegram where the service must cope: too many messages get HTTP 429
 with `retry_after`, a chat that blocked the bot gets 403, an unknown chat (in strict mode) 400.
+It keeps the "/" menus (setMyCommands, by scope and language) and which button taps were answered: a
+webhook's answer that names a method is made as Telegram makes it, and a callback query is answered
+once.
 Point `TELEGRAM_API_URL` at it. Thread-safe: the sandbox page and the tests read it while it serves.
 """
 
@@ -87,6 +90,8 @@ class FakeTelegram:
         self._next_id: dict[int, int] = {}
         self._stamps: dict[Any, deque[float]] = {}
         self._forced: deque[int] = deque()
+        self._commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._queries: dict[str, dict[str, Any] | None] = {}  # taps delivered: id -> its answer, None: none yet
         self.app = self._make_app()
 
     # ---- what tests and the sandbox page use -------------------------------------------------
@@ -152,16 +157,47 @@ class FakeTelegram:
         with self._lock:
             return [dict(m) for m in self._messages.get(chat_id, {}).values()]
 
+    def commands(self, scope: str = "default", language_code: str = "") -> list[dict[str, Any]]:
+        """The "/" menu set for a scope type (``all_private_chats``...) and language ("": the default)."""
+        with self._lock:
+            return [dict(c) for c in self._commands.get((scope, language_code), [])]
+
+    def answers(self) -> dict[str, dict[str, Any] | None]:
+        """Every button tap delivered, by callback query id, with its answer (None: never answered)."""
+        with self._lock:
+            return {q: dict(a) if a is not None else None for q, a in self._queries.items()}
+
+    def unanswered(self) -> list[str]:
+        """The taps delivered that were never answered: their buttons still spin."""
+        return [q for q, a in self.answers().items() if a is None]
+
     def deliver(self, update: dict[str, Any], timeout: float = 10.0) -> int:
         """Post `update` to the webhook the bot registered, with its secret, as Telegram does;
-        returns the HTTP status the service answered (Telegram would retry anything but 2xx)."""
+        returns the HTTP status the service answered (Telegram would retry anything but 2xx). A 2xx
+        answer that names a method (``answerCallbackQuery``) is made, as Telegram makes it."""
         url = self.webhook.get("url")
         if not url:
             raise RuntimeError("no webhook is set")
         headers = {"Content-Type": "application/json"}
         if self.webhook.get("secret_token"):
             headers["X-Telegram-Bot-Api-Secret-Token"] = str(self.webhook["secret_token"])
-        return httpx.post(str(url), content=json.dumps(update), headers=headers, timeout=timeout).status_code
+        r = httpx.post(str(url), content=json.dumps(update), headers=headers, timeout=timeout)
+        self.webhook_answered(update, r.status_code, r.content)
+        return r.status_code
+
+    def webhook_answered(self, update: dict[str, Any], status: int, body: bytes) -> None:
+        """What Telegram does once the webhook answered ``update`` (for tests that post it themselves):
+        a tap is counted as delivered, and a 2xx answer that names a method is made."""
+        query = update.get("callback_query")
+        if isinstance(query, dict) and isinstance(query.get("id"), str):
+            with self._lock:
+                self._queries.setdefault(query["id"], None)
+        if not 200 <= status < 300 or not body:
+            return
+        with contextlib.suppress(ValueError):
+            answer = json.loads(body)
+            if isinstance(answer, dict) and isinstance(answer.get("method"), str):
+                self.handle(answer["method"], {k: v for k, v in answer.items() if k != "method"})
 
     def rejected(self, status: int = 429) -> int:
         return sum(1 for c in self.calls() if c.status == status)
@@ -228,13 +264,17 @@ class FakeTelegram:
 
     def _handle(self, method: str, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if method in ("getMe", "logOut", "close", "getUpdates", "setMyCommands", "deleteMyCommands",
-                      "getWebhookInfo", "setWebhook", "deleteWebhook"):
+                      "getMyCommands", "getWebhookInfo", "setWebhook", "deleteWebhook"):
             return 200, {"ok": True, "result": self._simple(method, p)}
         if method == "answerCallbackQuery":
-            if not p.get("callback_query_id"):
+            qid = str(p.get("callback_query_id") or "")
+            if not qid or self._queries.get(qid) is not None:  # a query is answered once
                 return self._error(
                     400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
                 )
+            if len(str(p.get("text", ""))) > 200:
+                return self._error(400, "Bad Request: MESSAGE_TOO_LONG")
+            self._queries[qid] = {k: p[k] for k in ("text", "show_alert") if k in p}
             return 200, {"ok": True, "result": True}
         if method not in _CHAT_METHODS:
             return self._error(404, "Not Found")
@@ -264,6 +304,10 @@ class FakeTelegram:
             if method == "deleteMessage":
                 del self._messages[cid][msg["message_id"]]
                 return 200, {"ok": True, "result": True}
+            if method == "editMessageReplyMarkup" and (p.get("reply_markup") or None) == msg.get("reply_markup"):
+                return self._error(400, "Bad Request: message is not modified: specified new message content "
+                                        "and reply markup are exactly the same as a current content and reply "
+                                        "markup of the message")
             if method == "editMessageText":
                 msg["text"] = str(p.get("text", ""))
             msg.pop("reply_markup", None)
@@ -328,6 +372,16 @@ class FakeTelegram:
         if method == "getWebhookInfo":
             return {"url": self.webhook.get("url", ""), "has_custom_certificate": False,
                     "pending_update_count": 0}
+        if method in ("setMyCommands", "deleteMyCommands", "getMyCommands"):
+            scope = p.get("scope")
+            where = (str(scope.get("type", "default")) if isinstance(scope, dict) else "default",
+                     str(p.get("language_code") or ""))
+            if method == "getMyCommands":
+                return self._commands.get(where, [])
+            if method == "deleteMyCommands":
+                self._commands.pop(where, None)
+            else:
+                self._commands[where] = [dict(c) for c in p.get("commands") or [] if isinstance(c, dict)]
         return True
 
     def _make_app(self) -> FastAPI:

@@ -17,9 +17,11 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
 from service.app import Service
+from service.channels.telegram import read_button
 from service.delivery.telegram_sender import TelegramSender
 from service.delivery.twilio_sender import TwilioSender
 from service.models import Game, Identity, Outbox
+from service.render import CHOSEN
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
@@ -53,8 +55,11 @@ class Stack:
 
     # -- posting as Telegram and Twilio do --------------------------------------------------------
     def post_update(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
-        return self.http.post(self.url + "/telegram/webhook", content=json.dumps(update),
-                              headers=inbound.telegram_headers(secret))
+        """Post as Telegram does; the stand-in then makes the call the answer names (a tap's answer)."""
+        r = self.http.post(self.url + "/telegram/webhook", content=json.dumps(update),
+                           headers=inbound.telegram_headers(secret))
+        self.tg.webhook_answered(update, r.status_code, r.content)
+        return r
 
     def post_sms(self, form: dict[str, str], path: str = "/sms/twilio", token: str | None = None) -> httpx.Response:
         headers = inbound.signed(token or self.tw.auth_token, PUBLIC_URL + path, form)
@@ -116,16 +121,23 @@ class TgPlayer:
     def texts(self) -> list[str]:
         return [m["text"] for m in self.stack.tg.sent(self.uid)]
 
-    def tap(self, data_suffix: str) -> httpx.Response:
-        """Tap the newest button whose data ends with ``data_suffix`` (``vote bob``)."""
-        for msg in reversed(self.stack.tg.sent(self.uid)):
-            for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []):
-                for button in row:
-                    if str(button.get("callback_data", "")).endswith(" " + data_suffix):
-                        r = self.stack.post_update(inbound.callback_update(self.user, button["callback_data"], msg))
-                        assert r.status_code == 200, r.text
-                        return r
-        raise AssertionError(f"{self.first_name} has no button for {data_suffix}")
+    def tap(self, move: str) -> httpx.Response:
+        """Tap the newest button his chat shows for ``move`` (``vote bob``): its data carries the
+        player's seat (``#K7Q/4 vote 3``), its label his name."""
+        for msg, button in reversed(self.buttons()):
+            if button_move(button) == move.casefold():
+                return self.tap_on(msg, button)
+        raise AssertionError(f"{self.first_name} has no button for {move}")
+
+    def buttons(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Every button his chat shows now (keyboards as edited), with its message, oldest first."""
+        return [(msg, b) for msg in self.stack.tg.messages(self.uid)
+                for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []) for b in row]
+
+    def tap_on(self, msg: dict[str, Any], button: dict[str, Any]) -> httpx.Response:
+        r = self.stack.post_update(inbound.callback_update(self.user, button["callback_data"], msg))
+        assert r.status_code == 200, r.text
+        return r
 
 
 @dataclass
@@ -177,6 +189,15 @@ def stack(db: Engine) -> Iterator[Stack]:  # noqa: F811
                 s.http.close()
                 for sender in s.senders.values():
                     sender.close()
+
+
+def button_move(button: dict[str, Any]) -> str:
+    """The move a button makes, with the player's name its label shows (``vote bob``), not his seat."""
+    read = read_button(str(button.get("callback_data", "")))
+    assert read is not None, button
+    verb, _, target = read[0].split(" ", 1)[1].partition(" ")
+    label = str(button["text"]).removeprefix(CHOSEN).split()
+    return f"{verb} {label[-1]}".casefold() if target else verb
 
 
 def tg_player(stack: Stack, name: str) -> TgPlayer:

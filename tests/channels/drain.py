@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from service.db import transaction
-from service.delivery.senders import Button, Sender, SendStatus, perform
+from service.delivery.senders import Button, PermanentReason, Sender, SendStatus, perform
 from service.models import Identity, Outbox, utcnow
 
 
@@ -27,7 +27,7 @@ def drain(db: Engine, senders: Mapping[str, Sender]) -> int:
     sent = 0
     for row, address in rows:
         sender = senders[row.channel]
-        result = (perform(sender, address, row.action, row.text, row.dedup_key) if row.action  # mute a Ghost
+        result = (perform(sender, address, row.action, row.text, row.dedup_key) if row.action  # mute, a keyboard
                   else sender.send(address, row.text, buttons=keyboard(row.buttons), dedup_key=row.dedup_key))
         with transaction(db) as s:
             fresh = s.get(Outbox, row.id)
@@ -38,7 +38,9 @@ def drain(db: Engine, senders: Mapping[str, Sender]) -> int:
                 sent += 1
             else:
                 fresh.status, fresh.last_error = "failed", result.error
-                if result.status is SendStatus.PERMANENT and (person := s.get(Identity, fresh.identity_id)):
+                # As the worker does: a refused text or act (REJECTED) is that row's alone.
+                if (result.status is SendStatus.PERMANENT and result.reason is not PermanentReason.REJECTED
+                        and (person := s.get(Identity, fresh.identity_id))):
                     person.unreachable = True
                     s.add(person)
             s.add(fresh)

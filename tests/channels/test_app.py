@@ -104,6 +104,18 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
         assert result.exit_code == 0, result.output
         assert fake.webhook == {"url": PUBLIC_URL + "/telegram/webhook", "secret_token": SECRET,
                                 "allowed_updates": ["message", "callback_query"]}
+        # The "/" menu, for private chats and groups, in each language and by default (English).
+        for scope, words in (("all_private_chats", ("help", "aiuto", "ayuda")), ("all_group_chats", ("begin", "inizia",
+                                                                                                      "empezar"))):
+            for lang, word in zip(("en", "it", "es"), words, strict=True):
+                commands = fake.commands(scope, lang)
+                assert word in [c["command"] for c in commands] and all(c["description"] for c in commands)
+            assert fake.commands(scope) == fake.commands(scope, "en")
+        assert [c["command"] for c in fake.commands("all_private_chats", "it")][:4] == [
+            "aiuto", "stato", "ruolo", "giocatori"]
+        assert fake.commands("all_group_chats", "es")[0] == {"command": "ayuda",
+                                                             "description": "qué puedes hacer ahora"}
+        assert "menu is set in en, it, es" in result.output
         # Telegram now posts to the app with the secret, and the app takes it.
         settings = make_settings(str(db.url), url)
         with ServerThread(create_app(settings, Service(settings, db))) as app_url:

@@ -91,14 +91,17 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
     stack.deliver()
     assert stack.game().status == "running"
 
-    # Telegram players get their choices as buttons carrying the move; SMS players as numbered lists.
+    # Telegram players get their choices as buttons carrying the game, the phase and the move;
+    # SMS players as numbered lists. Either way a player's number is his seat.
     state: Any = engine.from_json(stack.game().state or "")
     wolf = next(p for p in state.players if state.roles[p].value == "werewolf")
     choices = people[wolf].texts()[-1]
-    assert re.search(r"\b1 \w+", choices), choices
+    listed = re.findall(r"\b(\d+) (\w+)", choices)
+    assert listed and all(state.players[int(n) - 1] == name for n, name in listed), choices
     if isinstance(tg_wolf := people[wolf], TgPlayer):
         keyboard = stack.tg.sent(tg_wolf.uid)[-1]["reply_markup"]["inline_keyboard"]
-        assert all(b["callback_data"].startswith(f"#{code} kill ") for row in keyboard for b in row)
+        phase = stack.game().phase_no
+        assert all(b["callback_data"].startswith(f"#{code}/{phase} kill ") for row in keyboard for b in row)
 
     for _ in range(40):
         if stack.game().status != "running":
@@ -136,7 +139,10 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
     for part in merged:  # or, held for him, its news in a later text (a summary, the ballots, the seating)
         his = "\n".join(r.text for r in sent if r.identity_id == part.identity_id)
         assert part.text in his or shown(part, his), part.text
-    assert len(stack.tg.sent()) == sum(r.channel == "telegram" for r in sent)
+    assert len(stack.tg.sent()) == sum(r.channel == "telegram" and r.action is None for r in sent)
+    # Each choice made by tapping showed on its keyboard, one edit each.
+    edits = [r for r in sent if r.action == "keyboard"]
+    assert edits and len(stack.tg.calls("editMessageReplyMarkup")) == len(edits)
     assert len(stack.tw.messages()) == sum(r.channel == "sms" for r in sent)
     everything = [m["text"] for m in stack.tg.sent()] + [m["body"] for m in stack.tw.messages()]
     for s in sms:

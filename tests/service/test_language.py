@@ -9,7 +9,7 @@ from babel.messages.pofile import read_po
 
 from engine import Verb
 from service import grammar, render
-from service.grammar import Ambiguous, NoMatch, parse, parse_duration, resolve
+from service.grammar import Ambiguous, NoMatch, NoSeat, parse, parse_duration, resolve
 from service.i18n import LANGUAGES, LOCALE_DIR, gsm7, is_gsm7, t
 
 
@@ -51,16 +51,30 @@ def test_targets_by_name_prefix_number_and_accents() -> None:
     assert resolve("jose", names) == "José"
     assert resolve("JOS", names) == "José"
     assert resolve("b", names) == "bob"
-    assert resolve("2", names, numbered=["bob", "Joan"]) == "Joan"
     with pytest.raises(Ambiguous) as e:
         resolve("jo", names)
     assert set(e.value.options) == {"José", "Joan"}
     with pytest.raises(NoMatch):
         resolve("zed", names)
-    with pytest.raises(NoMatch):
-        resolve("7", names, numbered=["bob"])
     # A legal target wins over the rest of the table: "jo" is Joan if José may not be chosen.
     assert resolve("jo", ["Joan", "bob"], everyone=names) == "Joan"
+
+
+def test_a_number_is_a_seat_whatever_list_came_last() -> None:
+    seats = ["José", "Joan", "bob", "cat"]
+    assert resolve("2", ["bob", "Joan"], seats) == "Joan"
+    assert resolve("1", ["bob", "Joan"], seats) == "José"  # no legal target: the engine says why
+    with pytest.raises(NoSeat) as e:
+        resolve("7", ["bob"], seats)
+    assert (e.value.word, e.value.seats) == ("7", 4) and isinstance(e.value, NoMatch)
+    # Lupusburg: a house by its owner's seat, or its name, with its side as the rules read it.
+    houses = ["bob:left", "bob:right", "cat:left"]
+    assert resolve("3:left", houses, seats) == "bob:left"
+    assert resolve("3:1", houses, seats) == "bob:1" and resolve("bob:r", houses, seats) == "bob:right"
+    assert resolve("4", houses, seats) == "cat"  # the rules ask which house
+    # Where the choices are no players, a number keeps its own meaning: a coin, a side.
+    assert resolve("3", ["3", "1"], seats) == "3" and resolve("2", ["3", "1"], seats) == "2"
+    assert resolve("1", ["left", "right"], seats) == "1"
 
 
 @pytest.mark.parametrize(("text", "minutes"), [("2h", 120), ("90m", 90), ("1h30", 90), ("1d", 1440),
@@ -212,5 +226,5 @@ def test_the_help_texts_name_only_words_the_grammar_understands(lang: str) -> No
 def test_digits_that_are_no_numbers_are_no_match(word: str) -> None:
     # str.isdigit() takes "²" for a digit, and int() refuses it: found by the 100,000-message fuzz.
     with pytest.raises(NoMatch):
-        resolve(word, ["ann", "bob"], numbered=["ann", "bob"])
-    assert resolve("２", ["ann", "bob"], numbered=["ann", "bob"]) == "bob"  # a full-width 2 is a number
+        resolve(word, ["ann", "bob"], ["ann", "bob"])
+    assert resolve("２", ["ann", "bob"], ["ann", "bob"]) == "bob"  # a full-width 2 is a number

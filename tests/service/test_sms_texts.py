@@ -136,7 +136,7 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     # The suspects are named once, by the ballot's line (the day.suspects row is written, not sent).
     suspects = list(h.state().suspects)  # type: ignore[attr-defined]
     assert f"Ballot: {suspects[0]} or {suspects[1]}, until " in text and "Suspects:" not in text, text
-    order = ["Votes:", "Ballot: ", "Reply: vote 1"]
+    order = ["Votes:", "Ballot: ", f"Reply: vote {players.index(suspects[0]) + 1} {suspects[0]}"]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
