@@ -140,13 +140,13 @@ def test_a_lively_days_square_is_cut_to_a_few_lines_with_the_rest_counted() -> N
     rows.insert(3, Outbox(identity_id=1, channel="sms", key="svc.left", text="dan left.", dedup_key="x"))
     text = digest_text(rows, "en", sms=True)
     assert len(text) <= SQUARE_ROOM + 200, len(text)
-    assert text.startswith("Town square (61): p0: hm | ") and "dan left." in text, text
+    assert text.startswith("Town square (61 messages): p0: hm | ") and "dan left." in text, text
     shown = text.split(": ", 1)[1].split(" | ")
     assert all(len(item) <= TALK_ITEM for item in shown), shown
     left = 61 - (len(shown) - 1)
     assert shown[-1].startswith(f"and {left} more") and text.endswith("The whole town square: text more."), text
     # Telegram's digest readers keep every item whole.
-    assert digest_text(rows, "en") == "Town square (61): " + " | ".join(r.text for r in rows)
+    assert digest_text(rows, "en") == "Town square (61 messages): " + " | ".join(r.text for r in rows)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
