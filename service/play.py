@@ -11,7 +11,7 @@ from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 
-from . import grammar, render
+from . import grammar, metrics, render
 from .context import SMS, Ctx
 from .db import write_events
 from .errors import error_text
@@ -66,7 +66,9 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     try:
         new, events = engine.apply(state, action)
     except IllegalAction as e:
+        metrics.on_commit(ctx.session, metrics.REFUSALS.labels(reason=e.key).inc)
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
+    metrics.on_commit(ctx.session, metrics.ACTIONS.labels(verb=verb.value).inc)
     room.advance(new, events, (seat.name, action.text()))
 
 
