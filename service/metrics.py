@@ -15,6 +15,7 @@ counts once.
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import shutil
 import tempfile
@@ -52,6 +53,17 @@ CLOSE_LATENESS = Histogram("lupus_phase_close_lateness_seconds", "How long after
                            ["rules"], buckets=(0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600))
 
 _PENDING = "lupus.metrics"
+log = logging.getLogger(__name__)
+
+
+def safely(count: Callable[[], object]) -> None:
+    """Count, and never let counting fail what was counted: a text already accepted by the
+    platform must be settled as sent, a command already committed must not look failed (and be
+    retried). A counter's file gone missing is logged instead."""
+    try:
+        count()
+    except Exception as e:
+        log.warning("metrics: not counted: %r", e)
 
 
 def on_commit(session: Session, count: Callable[[], object]) -> None:
@@ -59,10 +71,15 @@ def on_commit(session: Session, count: Callable[[], object]) -> None:
     session.info.setdefault(_PENDING, []).append(count)
 
 
+def inc_on_commit(session: Session, counter: Counter, **labels: str) -> None:
+    """``counter`` with these labels, plus one once the transaction commits."""
+    on_commit(session, lambda: counter.labels(**labels).inc())
+
+
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
     for count in session.info.pop(_PENDING, ()):
-        count()
+        safely(count)
 
 
 @event.listens_for(Session, "after_rollback")
@@ -179,11 +196,11 @@ class Metered:
 
         result = self._sender.send(address, text, **kwargs)
         if result.status is SendStatus.SENT:
-            TEXTS_SENT.labels(channel=self.channel).inc()
+            safely(lambda: TEXTS_SENT.labels(channel=self.channel).inc())
         elif result.status is SendStatus.RETRY_AFTER:
-            RATE_LIMITED.labels(channel=self.channel).inc()
+            safely(lambda: RATE_LIMITED.labels(channel=self.channel).inc())
         else:
-            TEXTS_FAILED.labels(channel=self.channel, kind=result.status.value).inc()
+            safely(lambda: TEXTS_FAILED.labels(channel=self.channel, kind=result.status.value).inc())
         return result
 
 
@@ -198,6 +215,6 @@ def count_close(ctx: Any, room: Any) -> None:
 
     def count() -> None:
         PHASES_CLOSED.labels(rules=rules).inc()
-        CLOSE_LATENESS.labels(rules=rules).observe(late)
+        CLOSE_LATENESS.labels(rules=rules).observe(late)  # (on_commit counts safely)
 
     on_commit(ctx.session, count)

@@ -66,9 +66,9 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     try:
         new, events = engine.apply(state, action)
     except IllegalAction as e:
-        metrics.on_commit(ctx.session, metrics.REFUSALS.labels(reason=e.key).inc)
+        metrics.inc_on_commit(ctx.session, metrics.REFUSALS, reason=e.key)
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
-    metrics.on_commit(ctx.session, metrics.ACTIONS.labels(verb=verb.value).inc)
+    metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=verb.value)
     room.advance(new, events, (seat.name, action.text()))
 
 

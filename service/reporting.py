@@ -3,9 +3,11 @@ happens without it.
 
 The web process reports through the SDK's FastAPI (and Starlette) integration, the worker and beat
 through its Celery integration; the logging integration (on by default) turns every ``log.error``
-(``task.failed``, for instance) into an event as well. Request bodies are never sent: they hold
-what players wrote to the moderator. A 503 is not an error: /healthz answers it
-while something else is down, and a monitor polling it would report the same outage every minute.
+(``task.failed``, for instance) into an event as well. What players wrote to the moderator and the
+platforms' secrets are never sent: no request bodies, no local variables of the failing frames
+(they hold the update being handled), and the webhook's secret and signature headers scrubbed. A
+503 is not an error: /healthz answers it while something else is down, and a monitor polling it
+would report the same outage every minute.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from service.settings import Settings
 
 _started: str | None = None
+SECRET_HEADERS = ["x-telegram-bot-api-secret-token", "x-twilio-signature"]
 
 
 def init_sentry(settings: Settings, process: str) -> bool:
@@ -26,6 +29,7 @@ def init_sentry(settings: Settings, process: str) -> bool:
     from sentry_sdk.integrations.celery import CeleryIntegration
     from sentry_sdk.integrations.fastapi import FastApiIntegration
     from sentry_sdk.integrations.starlette import StarletteIntegration
+    from sentry_sdk.scrubber import DEFAULT_DENYLIST, EventScrubber
 
     failed = {*range(500, 503), *range(504, 600)}
     integrations: list[Any] = [StarletteIntegration(failed_request_status_codes=failed),
@@ -33,7 +37,8 @@ def init_sentry(settings: Settings, process: str) -> bool:
                                CeleryIntegration(monitor_beat_tasks=False)]
     sentry_sdk.init(dsn=settings.SENTRY_DSN, environment=settings.SENTRY_ENVIRONMENT,
                     traces_sample_rate=settings.SENTRY_TRACES_SAMPLE_RATE, integrations=integrations,
-                    send_default_pii=False, max_request_body_size="never")
+                    send_default_pii=False, max_request_body_size="never", include_local_variables=False,
+                    event_scrubber=EventScrubber(denylist=[*DEFAULT_DENYLIST, *SECRET_HEADERS], recursive=True))
     sentry_sdk.set_tag("process", process)
     _started = process
     return True

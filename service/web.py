@@ -228,7 +228,7 @@ class CountUpdates:
 
         async def counted(message: Any) -> None:
             if message["type"] == "http.response.start":
-                metrics.UPDATES.labels(channel=channel, status=str(message["status"])).inc()
+                metrics.safely(lambda: metrics.UPDATES.labels(channel=channel, status=str(message["status"])).inc())
             await send(message)
 
         await self.app(scope, receive, counted)
