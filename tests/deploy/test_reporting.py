@@ -1,6 +1,7 @@
 """Errors reach Sentry from every process when SENTRY_DSN is set (and nothing happens without it);
-counting never fails what it counts. Sentry's ingest is a local stand-in that records envelopes;
-each process runs in a subprocess of its own, since the SDK is global to a process."""
+counting never fails what it counts; /metrics asks for METRICS_TOKEN when there is one. Sentry's
+ingest is a local stand-in that records envelopes; each process runs in a subprocess of its own,
+since the SDK is global to a process."""
 
 from __future__ import annotations
 
@@ -10,14 +11,19 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from service import metrics
+from service.db import upgrade
 from service.delivery.senders import RecordingSender, SendResult, SendStatus
 from service.sandbox.server import ServerThread
+from service.settings import Settings
+from service.web import create_app
 
 from .procfile import ROOT
 from .test_processes import env
@@ -124,3 +130,15 @@ def test_counting_never_fails_the_send_it_counts(monkeypatch: pytest.MonkeyPatch
     result = sender.send("42", "hello", dedup_key="k1")
     assert isinstance(result, SendResult) and result.status is SendStatus.SENT
     assert sender.cost("hello") == 1 and sender.channel == "telegram"  # the rest is the sender's own
+
+
+def test_metrics_ask_for_the_token_when_one_is_set(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    upgrade(url)
+    settings = Settings(_env_file=None, DATABASE_URL=url, METRICS_TOKEN="scrape-me")  # type: ignore[call-arg]
+    with ServerThread(create_app(settings)) as web:
+        assert httpx.get(web + "/metrics", timeout=30).status_code == 401
+        assert httpx.get(web + "/metrics", headers={"Authorization": "Bearer wrong"}, timeout=30).status_code == 401
+        answer = httpx.get(web + "/metrics", headers={"Authorization": "Bearer scrape-me"}, timeout=30)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
+    assert "lupus_phases_overdue 0.0" in answer.text and "lupus_outbox_depth{status=\"pending\"} 0.0" in answer.text
