@@ -100,13 +100,20 @@ def multiprocess(settings: Settings, role: str, *, fresh: bool = True) -> Path:
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
-    os.environ[ENV] = str(folder)
+    os.environ[ENV] = str(folder)  # for the processes it starts, which read it as the library starts
     _values.ValueClass = _values.MultiProcessValue()
+    global _in_files
+    _in_files = True
     return folder
 
 
-def in_files() -> bool:
-    return bool(os.environ.get(ENV))
+_in_files = False
+
+
+def in_files(settings: Settings) -> bool:
+    """Whether this process counts in files: it switched (``multiprocess``), or a process that did
+    started it (uvicorn's workers: the variable is in their settings)."""
+    return _in_files or bool(settings.PROMETHEUS_MULTIPROC_DIR)
 
 
 class _Files:
@@ -123,7 +130,7 @@ class _Files:
 def exposition(settings: Settings, db: Engine | None, now: Any = None) -> bytes:
     """The text a scrape gets: the counters (this machine's files, or this process's own when it
     counts in memory: the sandbox and tests) and the deployment's gauges from the database."""
-    if in_files():
+    if in_files(settings):
         registry = CollectorRegistry()
         registry.register(_Files(base_dir(settings) / role for role in ROLES))
         out = generate_latest(registry)

@@ -107,6 +107,9 @@ class Settings(BaseSettings):
     METRICS_DIR: str = ""
     """Where the processes of one machine leave their Prometheus counters (one file each), so that
     one /metrics sums them all; empty: the platform's temporary folder (a new machine starts empty)."""
+    PROMETHEUS_MULTIPROC_DIR: str = ""
+    """Not to be set by hand: prometheus-client's own variable, which ``lupus web`` and the worker
+    set (``service.metrics.multiprocess``) for the processes they start, so that those count in files."""
     METRICS_PORT: int = 0
     """A worker serves its own /metrics on this port (0: not at all), for a scraper that reaches
     worker machines (Fly's [metrics]); the web process serves /metrics on its own port."""
