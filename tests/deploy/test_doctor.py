@@ -70,7 +70,7 @@ def deployment() -> Iterator[Deployment]:
                   "TELEGRAM_WEBHOOK_SECRET": "doctor-secret", "TELEGRAM_API_URL": telegram_url,
                   "TWILIO_ACCOUNT_SID": twilio.account_sid, "TWILIO_AUTH_TOKEN": twilio.auth_token,
                   "TWILIO_FROM_NUMBER": NUMBER, "TWILIO_API_URL": twilio_url}
-        web = ServerThread(create_app(Settings(_env_file=None, **values)))  # type: ignore[arg-type]
+        web = ServerThread(create_app(Settings(_env_file=None, **values)))  # type: ignore[arg-type,call-arg]
         public = stack.enter_context(web)
         yield Deployment({**values, "PUBLIC_URL": public}, public, telegram, twilio, db_url)
 
