@@ -3,9 +3,11 @@
 
     python3 dev.py up      run the service locally on embedded defaults
     python3 dev.py test    run the whole test suite (what CI runs)
+    python3 dev.py lock    pin the dependencies again (requirements.lock) after pyproject.toml changed
 
-Each command first makes `.venv` and installs the project into it (only when
-pyproject.toml changed since the last install), so there is nothing to set up by hand.
+Each command first makes `.venv` and installs the project into it, every dependency at the version
+requirements.lock pins (only when pyproject.toml or the lock changed since the last install), so
+there is nothing to set up by hand.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 STAMP = VENV / ".installed"
+LOCK = ROOT / "requirements.lock"
+# Every extra (dev, flower) in one lock, used as constraints: an install takes only what it asks for.
+# --allow-unsafe: pip and setuptools pinned too, so that the lock is closed.
+LOCK_COMMAND = ["-m", "piptools", "compile", "--quiet", "--all-extras", "--strip-extras", "--allow-unsafe",
+                "--no-emit-index-url", "--no-emit-find-links", "--output-file=requirements.lock", "pyproject.toml"]
 
 
 def _run(cmd: list[str], **kw: object) -> int:
@@ -28,16 +35,22 @@ def _run(cmd: list[str], **kw: object) -> int:
     return subprocess.call(cmd, cwd=ROOT, **kw)  # type: ignore[arg-type]
 
 
+def digest() -> str:
+    """What .venv was installed from. Both files: a new lock (a dependency bumped, `dev.py lock`)
+    must reach .venv as surely as a new dependency in pyproject.toml does."""
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + b"\0" + LOCK.read_bytes()).hexdigest()
+
+
 def ensure_venv() -> None:
     if not PY.exists() and _run([sys.executable, "-m", "venv", str(VENV)]) != 0:
         sys.exit("could not create .venv")
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text() == digest:
+    digest_now = digest()
+    if STAMP.exists() and STAMP.read_text() == digest_now:
         return
     _run([str(PY), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-    if _run([str(PY), "-m", "pip", "install", "-q", "-e", ".[dev]"]) != 0:
+    if _run([str(PY), "-m", "pip", "install", "-q", "-c", str(LOCK), "-e", ".[dev]"]) != 0:
         sys.exit("installing the project failed")
-    STAMP.write_text(digest)
+    STAMP.write_text(digest_now)
 
 
 def up(args: list[str]) -> int:
@@ -63,11 +76,15 @@ def test(args: list[str]) -> int:
 def main() -> int:
     if sys.version_info < (3, 11):  # noqa: UP036 - the one place an old Python is told what it needs
         sys.exit(f"Python 3.11 or newer is needed (found {sys.version.split()[0]})")
-    if len(sys.argv) < 2 or sys.argv[1] not in {"up", "test"}:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"up", "test", "lock"}:
         print(__doc__)
         return 2
     ensure_venv()
     cmd, rest = sys.argv[1], sys.argv[2:]
+    if cmd == "lock":  # then install what it pinned
+        code = _run([str(PY), *LOCK_COMMAND, *rest])
+        ensure_venv()
+        return code
     return up(rest) if cmd == "up" else test(rest)
 
 

@@ -109,11 +109,15 @@ def telegram_set_webhook(
 
 @app.command()
 def games() -> None:
-    """List the games: code, status, phase (number and kind), deadline (UTC), players."""
+    """List the games: code, status, phase (number and kind), deadline in the game's own time zone
+    (named), the zone, players."""
+    from zoneinfo import ZoneInfo
+
     from sqlmodel import Session, col, func, select
 
     import engine
     from service.db import make_engine
+    from service.i18n import zone_name
     from service.models import Game, Seat
     from service.settings import get_settings
 
@@ -122,11 +126,15 @@ def games() -> None:
                       .join(Seat, col(Seat.game_id) == col(Game.id), isouter=True)
                       .group_by(col(Game.id)).order_by(col(Game.id))).all()
         for g, n in rows:
-            deadline = g.deadline.strftime("%Y-%m-%d %H:%M") if g.deadline else "-"
+            deadline = "-"
+            if g.deadline:
+                zone = ZoneInfo(g.timezone)
+                when = g.deadline.astimezone(zone)
+                deadline = f"{when:%Y-%m-%d %H:%M} {zone_name(g.deadline, zone)}"
             paused = " paused" if g.paused else ""
             kind = engine.public_view(engine.from_json(g.state))["phase"] if g.state else "-"
-            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<16} "
-                       f"{n} players{paused}")
+            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<22} "
+                       f"{g.timezone:<20} {n} players{paused}")
 
 
 @app.command()
@@ -186,6 +194,51 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
     except sqlite3.Error as e:
         return f"embedded, unreadable ({e})"
     return f"embedded, {n} queued"
+
+
+@app.command()
+def web(
+    host: str = typer.Option("0.0.0.0", help="the address to listen on"),
+    port: int | None = typer.Option(None, help="the port (default: PORT)"),
+) -> None:
+    """Serve the webhooks as a deployment does (the Procfile's `web`): on PORT, WEB_CONCURRENCY
+    processes, behind the platform's proxy. A configuration that cannot work is refused first, with
+    one line naming what is missing (before any process is started, so none is restarted in a loop)."""
+    import uvicorn
+
+    from service import metrics
+    from service.logging import configure
+    from service.settings import get_settings
+
+    cfg = get_settings()
+    problem = cfg.deployment_problem()
+    if problem:
+        typer.echo(f"lupus web: {problem}", err=True)
+        raise typer.Exit(2)
+    configure()
+    metrics.multiprocess(cfg, "web")  # the processes uvicorn starts count in the same folder
+    uvicorn.run("service.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
+                proxy_headers=True, forwarded_allow_ips="*", log_config=None)
+
+
+@app.command()
+def doctor(
+    setup: bool = typer.Option(False, "--setup", help="only what must hold before the processes start "
+                               "(the configuration, PUBLIC_URL, the database migrated, the broker): a postdeploy step"),
+) -> None:
+    """Check a live deployment against the runbook, in plain words: the Telegram webhook, the Twilio
+    number, the database and its migrations, the broker, the worker's and beat's heartbeats, the
+    public address. Exit status 1 when something is wrong."""
+    from service.doctor import FAIL, run
+    from service.settings import get_settings
+
+    checks = run(get_settings(), setup=setup)
+    for check in checks:
+        typer.echo(check.line())
+    failed = [c for c in checks if c.status == FAIL]
+    typer.echo(f"{len(failed)} problem(s)" if failed else "all good")
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()

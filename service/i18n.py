@@ -81,12 +81,29 @@ def role_name(lang: str, role: str) -> str:
 
 
 def deadline_text(when: datetime | None, tz: str, lang: str, now: datetime | None = None) -> str:
-    """The deadline in the reader's time zone; with ``now`` (an SMS reader's texts), the weekday and
-    time alone when that cannot be mistaken (under six days away): "Tue 18:00"."""
+    """The deadline in the reader's time zone, which it names: "Tue 6 Jan 18:00 CET"; with ``now``
+    (an SMS reader's texts), the weekday and time alone when that cannot be mistaken (under six days
+    away): "Tue 18:00 CET"."""
     if when is None:
         return t(lang, "svc.no_deadline")
     short = now is not None and timedelta(0) <= when - now < timedelta(days=6)
-    return format_datetime(when, "EEE HH:mm" if short else "EEE d MMM HH:mm", tzinfo=ZoneInfo(tz), locale=lang)
+    zone = ZoneInfo(tz)
+    shown = format_datetime(when, "EEE HH:mm" if short else "EEE d MMM HH:mm", tzinfo=zone, locale=lang)
+    return f"{shown} {zone_name(when, zone)}"
+
+
+def zone_name(when: datetime, zone: ZoneInfo) -> str:
+    """The zone's abbreviation at that moment, as the tz database has it ("CET", "CEST", "EST",
+    "BST"), or the offset from UTC where it has none ("UTC-3" for Buenos Aires' "-03"). Players of one
+    game may live in several zones, and "18:00" alone is read in the reader's own; Babel's short
+    names are no help here (English gives Rome "+0100", Italian gives New York "-0500")."""
+    name = when.astimezone(zone).tzname() or ""
+    if name.isalpha():
+        return name
+    offset = when.astimezone(zone).utcoffset() or timedelta(0)
+    minutes = round(offset.total_seconds() / 60)
+    sign, minutes = ("+" if minutes >= 0 else "-"), abs(minutes)
+    return "UTC" if minutes == 0 else f"UTC{sign}{minutes // 60}" + (f":{minutes % 60:02d}" if minutes % 60 else "")
 
 
 def duration_text(seconds: float, lang: str) -> str:

@@ -208,4 +208,18 @@ class Volunteer(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence, Volunteer)
+class Heartbeat(SQLModel, table=True):
+    """The last sign of life of one worker or beat process, written every HEARTBEAT_SECONDS, so that
+    the web process (on another machine) can tell whether deadlines are being swept and closed."""
+
+    __tablename__ = "heartbeats"
+
+    name: str = Field(primary_key=True, max_length=160)
+    """The process: its host and pid."""
+    role: str = Field(max_length=16, index=True)
+    """worker or beat."""
+    started_at: datetime = Field(default_factory=utcnow)
+    seen_at: datetime = Field(default_factory=utcnow)
+
+
+ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence, Volunteer, Heartbeat)

@@ -11,7 +11,7 @@ from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 
-from . import grammar, render
+from . import grammar, metrics, render
 from .context import SMS, Ctx
 from .db import write_events
 from .errors import error_text
@@ -72,7 +72,9 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     try:
         new, events = engine.apply(state, action)
     except IllegalAction as e:
+        metrics.inc_on_commit(ctx.session, metrics.REFUSALS, reason=e.key)
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
+    metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=verb.value)
     room.advance(new, events, (seat.name, action.text()))
     if ctx.tap is not None:
         show_choice(ctx, room, seat.name, action.text())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service.delivery.limiter import TELEGRAM_PER_SECOND
@@ -37,8 +37,15 @@ class Settings(BaseSettings):
     # -- infrastructure ----------------------------------------------------------------------------
     DATABASE_URL: str = f"sqlite:///{DEFAULT_DB}"
     REDIS_URL: str | None = None
-    PUBLIC_URL: str = "http://localhost:8000"
+    PUBLIC_URL: str = ""
+    """The public https address Telegram and Twilio call. Unset, it is the platform's own address for
+    the app: Heroku's (``HEROKU_APP_DEFAULT_DOMAIN_NAME``, with dyno metadata on) or Fly's
+    (``https://<FLY_APP_NAME>.fly.dev``); elsewhere http://localhost:8000."""
     PORT: int = 8000
+    HEROKU_APP_DEFAULT_DOMAIN_NAME: str | None = None
+    """Set by Heroku in every dyno once ``heroku labs:enable runtime-dyno-metadata`` is on."""
+    FLY_APP_NAME: str | None = None
+    """Set by Fly in every machine."""
 
     # -- Telegram ----------------------------------------------------------------------------------
     TELEGRAM_BOT_TOKEN: str | None = None
@@ -83,6 +90,83 @@ class Settings(BaseSettings):
     """No reminder in these hours of the game's time zone ("" for none)."""
     INACTIVE_PHASES: int = 2
     """Phases missed in a row before a player is warned; one more and the host is asked to replace him."""
+
+    # -- operating: health, metrics, errors, connections (service/health.py, service/metrics.py) ----
+    HEARTBEAT_SECONDS: float = 15.0
+    """How often the worker and beat write their heartbeat in the database."""
+    HEARTBEAT_STALE_SECONDS: float = 90.0
+    """A worker or beat whose heartbeat is older than this is silent: /healthz answers 503. Longer
+    than a restart takes (a deploy stops and starts them), short enough to page within minutes."""
+    OVERDUE_SWEEPS: int = 3
+    """A phase still open this many sweeps after a lost close would have been enqueued again
+    (CLOSE_RETRY_SECONDS) is overdue: /healthz answers 503."""
+    SENTRY_DSN: str | None = None
+    """Errors of every process go to Sentry when set; nothing changes without it."""
+    SENTRY_ENVIRONMENT: str = "production"
+    SENTRY_TRACES_SAMPLE_RATE: float = 0.0
+    METRICS_DIR: str = ""
+    """Where the processes of one machine leave their Prometheus counters (one file each), so that
+    one /metrics sums them all; empty: the platform's temporary folder (a new machine starts empty)."""
+    PROMETHEUS_MULTIPROC_DIR: str = ""
+    """Not to be set by hand: prometheus-client's own variable, which ``lupus web`` and the worker
+    set (``service.metrics.multiprocess``) for the processes they start, so that those count in files."""
+    METRICS_PORT: int = 0
+    """A worker serves its own /metrics on this port (0: not at all), for a scraper that reaches
+    worker machines (Fly's [metrics]); the web process serves /metrics on its own port."""
+    METRICS_TOKEN: str | None = None
+    """When set, /metrics asks for ``Authorization: Bearer <token>`` (a public Heroku app)."""
+    WEB_CONCURRENCY: int = 1
+    """Web processes on one machine or dyno (uvicorn's --workers; Heroku's buildpack sets it)."""
+    WORKER_CONCURRENCY: int = 2
+    """Worker processes on one machine or dyno (the Procfile's --concurrency)."""
+    WEB_DB_CONNECTIONS: int = 24
+    """Database connections one web machine or dyno may hold, shared by its WEB_CONCURRENCY
+    processes: see the runbook's connection budget before raising WEB_CONCURRENCY."""
+    WORKER_DB_CONNECTIONS: int = 10
+    """Database connections one worker machine or dyno may hold, shared by its processes."""
+
+    @model_validator(mode="after")
+    def _public_url(self) -> Settings:
+        if not self.PUBLIC_URL.strip():
+            if self.HEROKU_APP_DEFAULT_DOMAIN_NAME:
+                self.PUBLIC_URL = f"https://{self.HEROKU_APP_DEFAULT_DOMAIN_NAME}"
+            elif self.FLY_APP_NAME:
+                self.PUBLIC_URL = f"https://{self.FLY_APP_NAME}.fly.dev"
+            else:
+                self.PUBLIC_URL = "http://localhost:8000"
+        self.PUBLIC_URL = self.PUBLIC_URL.strip().rstrip("/")
+        return self
+
+    def channels_configured(self) -> list[str]:
+        """The channel credentials given: any of them makes this a deployment, not a sandbox."""
+        return [n for n in ("TELEGRAM_BOT_TOKEN", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if getattr(self, n)]
+
+    def deployment_problem(self) -> str | None:
+        """Why a deployment cannot work as configured, in one line, or None. Without REDIS_URL every
+        process falls back to its own embedded broker, so beat's sweeps never reach the worker and
+        phases never close; a SQLite file is each machine's own. The sandbox and the tests run web,
+        worker and beat in one process, where both are fine: they configure no real channel, or do
+        not ask."""
+        given = self.channels_configured()
+        if not given:
+            return None
+        missing = ([] if self.REDIS_URL else ["REDIS_URL is not set"]) + \
+            (["DATABASE_URL is not set (a SQLite file)"] if self.DATABASE_URL.startswith("sqlite") else [])
+        if not missing:
+            return None
+        return (f"{' and '.join(missing)}, but {given[0]} is: a deployment needs a shared broker (REDIS_URL: "
+                "Redis) and a server database (DATABASE_URL: PostgreSQL), or each process keeps its own and "
+                "phases never close (see deploy/README.md)")
+
+    def db_pool(self, role: str) -> dict[str, int]:
+        """SQLAlchemy pool options for one process of ``role`` (web or worker): the machine's budget
+        (WEB_DB_CONNECTIONS, WORKER_DB_CONNECTIONS) shared by its processes, two thirds kept open
+        and a third opened only when needed."""
+        budget, processes = ((self.WEB_DB_CONNECTIONS, self.WEB_CONCURRENCY) if role == "web"
+                             else (self.WORKER_DB_CONNECTIONS, self.WORKER_CONCURRENCY))
+        each = max(2, budget // max(1, processes))
+        kept = max(1, each * 2 // 3)
+        return {"pool_size": kept, "max_overflow": each - kept}
 
     @field_validator("DATABASE_URL")
     @classmethod

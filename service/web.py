@@ -40,22 +40,26 @@ from sqlalchemy import text as sql
 from starlette.concurrency import run_in_threadpool
 from twilio.request_validator import RequestValidator
 
+from service import metrics
 from service.app import Incoming, Service
 from service.channels import sms, telegram
 from service.context import Tap
 from service.db import is_sqlite, make_engine
 from service.group_commit import GroupCommit
+from service.health import liveness
 from service.logging import configure as configure_logging
+from service.reporting import init_sentry
 from service.settings import Settings, get_settings, redis_tls_options
 from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 
 log = logging.getLogger(__name__)
-POOL = {"pool_size": 16, "max_overflow": 8}
-"""Connections of one web process: a command holds one for one short transaction, in one of the
-thread pool's threads (40); Telegram's commands, committed together, take one between them. Five,
-SQLAlchemy's default, with 16 requests in flight opened and closed an overflow connection every 20
-or so commands (a backend started each time); 6 threads on 6 connections served a third as many
-commands a second as 40 threads on this 2-core machine."""
+# Connections of one web process (Settings.db_pool): a command holds one for one short transaction,
+# in one of the thread pool's threads (40); Telegram's commands, committed together, take one between
+# them. With one process, 16 kept and 8 more when needed: five, SQLAlchemy's default, with 16
+# requests in flight opened and closed an overflow connection every 20 or so commands (a backend
+# started each time); 6 threads on 6 connections served a third as many commands a second as 40
+# threads on this 2-core machine. Several processes share WEB_DB_CONNECTIONS (the runbook's budget).
+UPDATE_ROUTES = {"/telegram/webhook": "telegram", "/sms/twilio": "sms"}
 MAX_BODY = 64 * 1024
 """Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
 TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
@@ -149,7 +153,8 @@ class Web:
             # Without a ping per command: each command is one transaction that Service retries on
             # OperationalError, which is what a connection dropped by a database restart raises.
             url = self.settings.DATABASE_URL
-            self._service = Service(self.settings, make_engine(url, pre_ping=False, **({} if is_sqlite(url) else POOL)))
+            pool = {} if is_sqlite(url) else self.settings.db_pool("web")
+            self._service = Service(self.settings, make_engine(url, pre_ping=False, **pool))
             if self.settings.REDIS_URL:  # the worker hears of every command's messages at once
                 from worker.enqueue import handoff_to
 
@@ -210,8 +215,29 @@ class Web:
         return {k.replace("\x00", ""): v.replace("\x00", "") for k, v in form.items()}
 
 
+class CountUpdates:
+    """ASGI middleware: each platform's webhook calls, by channel and the status they were answered
+    (``lupus_updates_received_total``). Pure ASGI, so the webhooks pay a dictionary look-up."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        channel = UPDATE_ROUTES.get(scope.get("path", "")) if scope["type"] == "http" else None
+        if channel is None:
+            return await self.app(scope, receive, send)
+
+        async def counted(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                metrics.safely(lambda: metrics.UPDATES.labels(channel=channel, status=str(message["status"])).inc())
+            await send(message)
+
+        await self.app(scope, receive, counted)
+
+
 def create_app(settings: Settings | None = None, service: Service | None = None) -> FastAPI:
     cfg = settings or (service.settings if service is not None else get_settings())
+    init_sentry(cfg, "web")
     web = Web(cfg, service)
 
     @asynccontextmanager
@@ -228,6 +254,9 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
+        """The deployment's health for an operator's monitor: 503 when the database or the broker does
+        not answer, the worker or beat is silent, or phases are overdue (``service.health``; the
+        last two with a shared broker only, where they run as processes of their own)."""
         out: dict[str, Any] = {"channels": channels(cfg)}
 
         def database() -> None:
@@ -254,8 +283,55 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
                 out[name] = "ok"
             except Exception as e:
                 ok, out[name] = False, f"unreachable: {type(e).__name__}"
+        problems: list[str] = [f"{name} {out[name]}" for name in ("database", "broker")
+                               if str(out[name]).startswith("unreachable")]
+        if out["database"] == "ok":
+            try:
+                live = await run_in_threadpool(liveness, web.service.db, cfg)
+                out.update(live.report())
+                # Only where the worker and beat are processes of their own (a shared broker): the
+                # sandbox runs them inside its own process, and writes no heartbeat.
+                out["liveness"] = "required" if cfg.REDIS_URL else "not required (no REDIS_URL)"
+                if cfg.REDIS_URL:
+                    problems += live.problems()
+                    ok = ok and live.ok
+            except Exception as e:  # not migrated yet, most likely
+                ok = False
+                problems.append(f"liveness unreadable: {type(e).__name__} (is the database migrated? lupus db upgrade)")
+        out["problems"] = problems
         out["status"] = "ok" if ok else "failing"
         return JSONResponse(out, 200 if ok else 503)
+
+    @app.get("/livez")
+    async def livez() -> JSONResponse:
+        """This web process answers and reaches its database: what a platform's own health check
+        asks (Fly's). /healthz would take the web machines out of service, or stop a deploy, when
+        only the worker is down, and a web that takes webhooks is what lets the players' moves in."""
+        def database() -> None:
+            with web.service.db.connect() as conn:
+                conn.execute(sql("select 1"))
+
+        try:
+            await run_in_threadpool(database)
+        except Exception as e:
+            return JSONResponse({"status": "failing", "database": f"unreachable: {type(e).__name__}"}, 503)
+        return JSONResponse({"status": "ok", "database": "ok"})
+
+    @app.get("/metrics")
+    async def metrics_route(request: Request) -> Response:
+        """Prometheus' text format: this machine's counters and the deployment's gauges."""
+        if cfg.METRICS_TOKEN and not hmac.compare_digest(
+                request.headers.get("authorization", "").encode(), f"Bearer {cfg.METRICS_TOKEN}".encode()):
+            raise HTTPException(401, "a bearer token is needed (METRICS_TOKEN)")
+
+        def read() -> bytes:
+            try:
+                return metrics.exposition(cfg, web.service.db)
+            except Exception as e:  # the database is away: the counters still say something
+                log.warning("metrics: gauges unreadable: %s", e)
+                return metrics.exposition(cfg, None)
+
+        return Response(await run_in_threadpool(read), media_type=metrics.CONTENT_TYPE_LATEST)
 
     @app.post("/telegram/webhook", openapi_extra=TELEGRAM_WEBHOOK)
     async def telegram_webhook(request: Request) -> JSONResponse:
@@ -303,11 +379,38 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         await run_in_threadpool(sms.record_status, web.service, key, form)
         return Response(status_code=204)
 
+    app.add_middleware(CountUpdates)
     return app
 
 
-#: What ``uvicorn service.web:app`` serves. Building it reads the settings and nothing more: the
-#: service connects on the first command, Telegram is asked for its username on the first update.
+def deployment_app() -> FastAPI:
+    """What a web process serves (``lupus web``, or ``uvicorn service.web:app``), built from the
+    environment; a deployment that cannot work (a channel without a shared broker or a server
+    database) stops here with one line saying what is missing. Building it reads the settings and
+    nothing more: the service connects on the first command, Telegram is asked for its username on
+    the first update."""
+    cfg = get_settings()
+    problem = cfg.deployment_problem()
+    if problem:
+        import sys
+
+        print(f"lupus web: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
+    return create_app(cfg)
+
+
 configure_logging()
-app = create_app()
 settle_heap()
+_app: FastAPI | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` is built when first asked for (by uvicorn), not when the module is imported: the
+    sandbox and the tests import ``create_app`` with settings of their own."""
+    global _app
+    if name != "app":
+        raise AttributeError(name)
+    if _app is None:
+        _app = deployment_app()
+        settle_heap()
+    return _app

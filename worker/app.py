@@ -8,18 +8,27 @@ tasks are idempotent, but wasteful).
 
 The senders are made once per worker process, when it starts (`worker_process_init`; for the solo
 pool, `worker_init`), and closed when it stops.
+
+What a real worker or beat process does at start, and the sandbox and tests running tasks in their
+own process do not: refuse a deployment that cannot work (``Settings.deployment_problem``: one line,
+exit status 2), report errors to Sentry (SENTRY_DSN), count in files for /metrics, and leave a
+heartbeat in the database every HEARTBEAT_SECONDS (``service.health``).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+import structlog
 from celery import signals
 from celery.signals import setup_logging
 
 from service.logging import configure
 from worker import runtime
 from worker.celery_app import make_celery
+
+log = structlog.get_logger("lupus.worker")
 
 
 def build(settings: Any = None) -> Any:
@@ -46,6 +55,60 @@ def build(settings: Any = None) -> Any:
 
 
 app = build()
+_heartbeats: list[Any] = []
+
+
+def _refuse_or_start(role: str) -> None:
+    """The start of a real `worker` or `beat` process (see the module docstring)."""
+    cfg = runtime.settings()
+    problem = cfg.deployment_problem()
+    if problem:
+        print(f"lupus {role}: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(2)  # not an Exception: Celery's signal dispatch lets it through, and stops
+    from service import metrics
+    from service.reporting import init_sentry
+
+    init_sentry(cfg, role)
+    metrics.multiprocess(cfg, role)  # before the pool's children exist: they inherit it
+    if role == "worker" and cfg.METRICS_PORT:
+        try:
+            metrics.serve(cfg, cfg.METRICS_PORT)
+        except OSError as e:  # another worker on this machine serves them already (they are its files too)
+            log.warning("metrics.port_busy", port=cfg.METRICS_PORT, error=repr(e))
+
+
+def _heartbeat(role: str) -> None:
+    from service.db import make_engine
+    from service.health import Heartbeats
+
+    cfg = runtime.settings()
+    # Its own engine without a pool: a connection for a moment every few seconds, none held.
+    from sqlalchemy.pool import NullPool
+
+    db = make_engine(cfg.DATABASE_URL, poolclass=NullPool)
+    _heartbeats.append(Heartbeats(db, role, cfg.HEARTBEAT_SECONDS).start())
+
+
+@signals.worker_init.connect
+def _worker_starts(**_: Any) -> None:
+    _refuse_or_start("worker")
+
+
+@signals.worker_ready.connect
+def _worker_ready(**_: Any) -> None:
+    _heartbeat("worker")  # ready: connected to the broker and consuming
+
+
+@signals.beat_init.connect
+def _beat_starts(**_: Any) -> None:
+    _refuse_or_start("beat")
+    _heartbeat("beat")
+
+
+@signals.worker_shutdown.connect
+def _stop_heartbeats(**_: Any) -> None:
+    while _heartbeats:
+        _heartbeats.pop().stop()
 
 
 @signals.worker_process_init.connect

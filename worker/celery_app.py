@@ -91,6 +91,10 @@ def make_celery(
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
+        # Task events (received, started, succeeded, failed...) for Flower and `celery events`:
+        # a few small messages a task, on the broker.
+        worker_send_task_events=True,
+        task_send_sent_event=True,
         broker_connection_retry_on_startup=True,
         task_default_queue=QUEUE,
         task_queues=(Queue(QUEUE, routing_key=QUEUE), Queue(BEAT_QUEUE, routing_key=BEAT_QUEUE)),

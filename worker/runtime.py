@@ -32,9 +32,16 @@ def service() -> Service:
     global _service
     if _service is None:
         # The worker's own commands (a phase closing, a reminder) dispatch their outbox at once.
+        from service import metrics
+        from service.db import is_sqlite, make_engine
         from worker.enqueue import enqueue_dispatch
 
-        _service = install(Service(settings(), clock=lambda: clock(), after_commit=enqueue_dispatch))
+        cfg = settings()
+        pool = {} if is_sqlite(cfg.DATABASE_URL) else cfg.db_pool("worker")
+        _service = install(Service(cfg, db=make_engine(cfg.DATABASE_URL, pre_ping=True, **pool), clock=lambda: clock(),
+                                   after_commit=enqueue_dispatch))
+        if metrics.count_close not in _service.before_close:
+            _service.before_close.append(metrics.count_close)
     return _service
 
 
@@ -50,6 +57,9 @@ def delivery() -> Delivery:
             public_url=cfg.PUBLIC_URL, redis_url=cfg.REDIS_URL,
             redis_options=redis_tls_options(cfg.REDIS_URL),
             telegram_per_second=cfg.TELEGRAM_PER_SECOND, sms_segments_per_second=cfg.SMS_SEGMENTS_PER_SECOND)
+        from service.metrics import Metered
+
+        _delivery.senders = {name: Metered(sender) for name, sender in _delivery.senders.items()}
     return _delivery
 
 

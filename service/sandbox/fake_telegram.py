@@ -369,9 +369,13 @@ class FakeTelegram:
         if method == "deleteWebhook":
             self.webhook = {"url": ""}
             return True
-        if method == "getWebhookInfo":
-            return {"url": self.webhook.get("url", ""), "has_custom_certificate": False,
-                    "pending_update_count": 0}
+        if method == "getWebhookInfo":  # what `lupus doctor` reads; a test sets the pending and the error
+            info = {"url": self.webhook.get("url", ""), "has_custom_certificate": False,
+                    "pending_update_count": int(self.webhook.get("pending_update_count", 0))}
+            for key in ("last_error_date", "last_error_message", "allowed_updates"):
+                if self.webhook.get(key) is not None:
+                    info[key] = self.webhook[key]
+            return info
         if method in ("setMyCommands", "deleteMyCommands", "getMyCommands"):
             scope = p.get("scope")
             where = (str(scope.get("type", "default")) if isinstance(scope, dict) else "default",

@@ -66,7 +66,22 @@ class FakeTwilio:
         self._messages: dict[str, dict[str, Any]] = {}
         self._opted_out: set[str] = set()
         self._stamps: dict[str, deque[float]] = {}
+        self.phone_numbers: dict[str, dict[str, Any]] = {n: self._number(n) for n in sorted(self.numbers)}
+        """The account's numbers as IncomingPhoneNumbers lists them (what `lupus doctor` reads); a test
+        sets their ``sms_url``, ``sms_method`` and ``status_callback`` (``configure_number``)."""
         self.app = self._make_app()
+
+    def _number(self, number: str) -> dict[str, Any]:
+        sid = "PN" + secrets.token_hex(16)
+        return {"sid": sid, "account_sid": self.account_sid, "phone_number": number, "friendly_name": number,
+                "sms_url": "", "sms_method": "POST", "sms_fallback_url": "", "sms_application_sid": "",
+                "status_callback": "", "status_callback_method": "POST", "capabilities": {"sms": True},
+                "uri": f"/2010-04-01/Accounts/{self.account_sid}/IncomingPhoneNumbers/{sid}.json"}
+
+    def configure_number(self, number: str, **config: str) -> None:
+        """Set a number's configuration, as the console's Messaging section does (``sms_url=...``)."""
+        with self._lock:
+            self.phone_numbers[number].update(config)
 
     def add_messaging_service(self, sid: str) -> None:
         self.services.add(sid)
@@ -151,6 +166,16 @@ class FakeTwilio:
             return status, body
 
     def _handle(self, method: str, path: str, p: dict[str, str], auth: str | None) -> tuple[int, dict[str, Any]]:
+        numbers = re.fullmatch(r"Accounts/([^/]+)/IncomingPhoneNumbers\.json", path)
+        if numbers is not None and method == "GET":
+            if not self._authorized(auth) or numbers.group(1) != self.account_sid:
+                return _error(401, 20003, "Authenticate")
+            found = [dict(n) for n in self.phone_numbers.values()
+                     if not p.get("PhoneNumber") or n["phone_number"] == p["PhoneNumber"]]
+            uri = f"/2010-04-01/{path}"
+            return 200, {"incoming_phone_numbers": found, "page": 0, "page_size": 50, "start": 0,
+                         "end": max(0, len(found) - 1), "uri": uri, "first_page_uri": uri,
+                         "next_page_uri": None, "previous_page_uri": None}
         m = re.fullmatch(r"Accounts/([^/]+)/Messages(?:/(SM[0-9a-f]{32}))?\.json", path)
         if m is None:
             return _error(404, 20404, "The requested resource was not found")
@@ -171,7 +196,7 @@ class FakeTwilio:
         # The path is matched from the version on, so the app also works mounted under a prefix.
         @app.api_route("/2010-04-01/{rest:path}", methods=["GET", "POST"])
         async def api(rest: str, request: Request) -> JSONResponse:
-            form = await request.form() if request.method == "POST" else {}
+            form = await request.form() if request.method == "POST" else request.query_params
             params = {k: v for k, v in form.items() if isinstance(v, str)}
             status, body = self.handle(request.method, rest, params, request.headers.get("authorization"))
             return JSONResponse(body, status)

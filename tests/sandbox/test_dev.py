@@ -8,7 +8,6 @@ hand: here dev.py finds the venv it made, as in CI, where `python3 dev.py test` 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import pty
 import re
@@ -27,9 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _made_by_dev_py() -> bool:
+    from dev import digest  # what dev.py stamps .venv with (pyproject.toml and requirements.lock)
+
     stamp = ROOT / ".venv" / ".installed"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    return Path(sys.prefix) == ROOT / ".venv" and stamp.exists() and stamp.read_text() == digest
+    return Path(sys.prefix) == ROOT / ".venv" and stamp.exists() and stamp.read_text() == digest()
 
 
 def _read(fd: int, seconds: float, until: bytes | None = None) -> bytes:

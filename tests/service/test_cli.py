@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner
 
 from service.cli import app
+from service.i18n import zone_name
 from service.settings import get_settings
 
 from .conftest import Harness
@@ -47,6 +49,10 @@ def test_games_lists_each_game_with_its_phase_and_deadline(h: Harness, monkeypat
     assert result.exit_code == 0, result.output
     lines = {line.split()[0]: line.split() for line in result.output.splitlines()}
     assert lines[lobby][1:5] == ["lobby", "phase", "0", "-"], lines[lobby]
+    # The deadline in the game's own time zone, which is named, and the zone itself (UTC before).
+    zone = ZoneInfo(game.timezone)
+    local = game.deadline.astimezone(zone)
     assert lines[running][1:6] == ["running", "phase", str(game.phase_no), "night",
-                                   game.deadline.strftime("%Y-%m-%d")], lines[running]
-    assert lines[running][6] == game.deadline.strftime("%H:%M") and lines[running][7:9] == ["8", "players"]
+                                   local.strftime("%Y-%m-%d")], lines[running]
+    assert lines[running][6:9] == [local.strftime("%H:%M"), zone_name(game.deadline, zone), game.timezone]
+    assert lines[running][9:11] == ["8", "players"], lines[running]

@@ -163,9 +163,9 @@ def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:
     open_game(h, extra="tz Europe/Rome")
     start(h)
     # The night ends at 21:00 UTC: 22:00 in Rome, 16:00 in New York.
-    assert "until Mon 2 Mar 22:00 (Europe/Rome)" in h.say("ann", "help")[0]
+    assert "until Mon 2 Mar 22:00 CET (Europe/Rome)" in h.say("ann", "help")[0]
     assert h.say("ann", "tz america/new_york") == ["Deadlines will be shown in America/New_York."]
-    assert "until Mon 2 Mar 16:00 (America/New_York)" in h.say("ann", "help")[0]
+    assert "until Mon 2 Mar 16:00 EST (America/New_York)" in h.say("ann", "help")[0]
     assert "time zone like" in h.say("ann", "tz Mars/Olympus")[0]
     h.say("ann", "tz game")
     assert "(Europe/Rome)" in h.say("ann", "help")[0]

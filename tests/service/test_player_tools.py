@@ -28,8 +28,8 @@ def test_status_shows_phase_deadline_the_living_and_the_tally(h: Harness) -> Non
         h.say(v, f"vote {wolves[0]}")
     living = [p for p in h.state().players if p != victim]
     out = h.say(voters[0], "status")
-    assert out == [f"Game {code}: nominations 1, until Tue 3 Mar 18:00. Alive: {', '.join(living)}. Dead: {victim}.\n"
-                   f"Tally: {wolves[0]} 3."]
+    assert out == [f"Game {code}: nominations 1, until Tue 3 Mar 18:00 CET. Alive: {', '.join(living)}. "
+                   f"Dead: {victim}.\nTally: {wolves[0]} 3."]
     assert "(Werewolf)" not in out[0] and "(Villager)" not in out[0]
     # In Italian, and paused: no deadline to be "until".
     h.say("host", "pause")

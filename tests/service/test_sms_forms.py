@@ -54,9 +54,14 @@ def test_options_and_deadlines_are_short_by_sms_only_when_they_cannot_be_misread
     assert listed == "vote 2 ann 3 bob 4 cat" and numbered == seats  # each by his seat
     assert render.options(["vote ann", "vote cat"], "en", seats=seats)[0] == "vote 2 ann, 4 cat"
     now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
-    assert deadline_text(now + timedelta(hours=9), "UTC", "en", now) == "Mon 18:00"
-    assert deadline_text(now + timedelta(days=7), "UTC", "en", now) == "Mon 9 Mar 09:00"
-    assert deadline_text(now + timedelta(hours=9), "UTC", "en") == "Mon 2 Mar 18:00"
+    assert deadline_text(now + timedelta(hours=9), "UTC", "en", now) == "Mon 18:00 UTC"
+    assert deadline_text(now + timedelta(days=7), "UTC", "en", now) == "Mon 9 Mar 09:00 UTC"
+    assert deadline_text(now + timedelta(hours=9), "UTC", "en") == "Mon 2 Mar 18:00 UTC"
+    # The zone is named, as the tz database abbreviates it, or by its offset where it has no name.
+    assert deadline_text(now + timedelta(hours=9), "Europe/Rome", "it", now) == "lun 19:00 CET"
+    assert deadline_text(datetime(2026, 7, 6, 17, 0, tzinfo=UTC), "Europe/Rome", "es") == "lun 6 jul 19:00 CEST"
+    assert deadline_text(now, "America/Argentina/Buenos_Aires", "es", now) == "lun 06:00 UTC-3"
+    assert deadline_text(now, "Asia/Kathmandu", "en", now) == "Mon 14:45 UTC+5:45"
 
 
 def test_a_day_of_twelve_fits_one_segment_a_phase_in_every_language() -> None:

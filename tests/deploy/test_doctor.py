@@ -1,0 +1,133 @@
+"""`lupus doctor` against a deployment made of local stand-ins: Telegram's and Twilio's, a web app
+serving PUBLIC_URL, PostgreSQL and Redis. Healthy, it says so and exits 0; with Telegram posting
+updates to another address (or a number whose settings the runbook warns about), it names what is
+wrong and exits 1."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy.exc
+
+from service.db import make_engine
+from service.health import beat
+from service.models import utcnow
+from service.sandbox.fake_telegram import FakeTelegram
+from service.sandbox.fake_twilio import FakeTwilio
+from service.sandbox.server import ServerThread
+from service.settings import Settings
+from service.web import create_app
+from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
+
+from .procfile import ROOT
+from .test_processes import env
+
+TOKEN = "123456:TEST-token_doctor"
+NUMBER = "+15005550006"
+
+
+@dataclass
+class Deployment:
+    env: dict[str, str]
+    public: str
+    telegram: FakeTelegram
+    twilio: FakeTwilio
+    db_url: str
+
+    def doctor(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", "exec lupus doctor " + " ".join(args)], cwd=ROOT,
+                              env=env(**self.env), capture_output=True, text=True, timeout=180)
+
+    def heartbeats(self, age: float = 0.0) -> None:
+        db = make_engine(self.db_url)
+        try:
+            now = utcnow()
+            for role in ("worker", "beat"):
+                beat(db, role, f"{role} test:1", now, now - timedelta(seconds=age))
+        finally:
+            db.dispose()
+
+
+@pytest.fixture
+def deployment() -> Iterator[Deployment]:
+    with contextlib.ExitStack() as stack:
+        try:
+            db_url = stack.enter_context(throwaway_pg("lupus_doctor"))
+        except sqlalchemy.exc.OperationalError:
+            no_postgres()
+        broker = redis_url(14)
+        stack.enter_context(flushed_redis(broker))
+        telegram, twilio = FakeTelegram(TOKEN), FakeTwilio(numbers=(NUMBER,))
+        telegram_url = stack.enter_context(ServerThread(telegram.app))
+        twilio_url = stack.enter_context(ServerThread(twilio.app))
+        values = {"DATABASE_URL": db_url, "REDIS_URL": broker, "TELEGRAM_BOT_TOKEN": TOKEN,
+                  "TELEGRAM_WEBHOOK_SECRET": "doctor-secret", "TELEGRAM_API_URL": telegram_url,
+                  "TWILIO_ACCOUNT_SID": twilio.account_sid, "TWILIO_AUTH_TOKEN": twilio.auth_token,
+                  "TWILIO_FROM_NUMBER": NUMBER, "TWILIO_API_URL": twilio_url}
+        web = ServerThread(create_app(Settings(_env_file=None, **values)))  # type: ignore[arg-type,call-arg]
+        public = stack.enter_context(web)
+        yield Deployment({**values, "PUBLIC_URL": public}, public, telegram, twilio, db_url)
+
+
+def test_doctor_says_a_deployment_set_up_as_the_runbook_says_is_well(deployment: Deployment) -> None:
+    d = deployment
+    # The runbook's steps: the webhook registered, the number's incoming URL set, nothing else on it.
+    setup = subprocess.run(["bash", "-c", "exec lupus telegram set-webhook"], cwd=ROOT, env=env(**d.env),
+                           capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    d.twilio.configure_number(NUMBER, sms_url=d.public + "/sms/twilio", sms_method="POST")
+    d.heartbeats()
+
+    done = d.doctor()
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "all good" and not [line for line in lines if line.startswith("FAIL")], done.stdout
+    for says in (f"telegram webhook: Telegram posts updates to {d.public}/telegram/webhook",
+                 f"twilio sms url: incoming texts go to POST {d.public}/sms/twilio",
+                 "database: reachable and migrated", "broker: shared (REDIS_URL) and reachable",
+                 "worker: 1 process(es)", "beat: 1 process(es)", f"public address: {d.public} answers"):
+        assert any(line.startswith("ok") and says in line for line in lines), (says, done.stdout)
+
+
+def test_doctor_names_a_wrong_webhook_and_what_else_the_runbook_warns_about(deployment: Deployment) -> None:
+    d = deployment
+    wrong = "https://my-lupus.herokuapp.com/telegram/webhook"  # the old runbook's example: another app
+    d.telegram.webhook = {"url": wrong, "pending_update_count": 321,
+                          "last_error_date": int((datetime.now(UTC) - timedelta(minutes=5)).timestamp()),
+                          "last_error_message": "Wrong response from the webhook: 403 Forbidden"}
+    d.twilio.configure_number(NUMBER, sms_url=d.public + "/sms/twilio",
+                              status_callback=d.public + "/sms/twilio/status")  # the old runbook's step
+    d.heartbeats(age=3600)  # the worker and beat stopped an hour ago
+
+    done = d.doctor()
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = {line.split(":")[0].removeprefix("FAIL").strip(): line for line in done.stdout.splitlines()
+              if line.startswith("FAIL")}
+    assert wrong in failed["telegram webhook"] and f"{d.public}/telegram/webhook" in failed["telegram webhook"]
+    assert "lupus telegram set-webhook" in failed["telegram webhook"]
+    assert "321 update(s)" in failed["telegram pending"]
+    assert "403 Forbidden" in failed["telegram last error"]
+    assert "remove it" in failed["twilio status url"]
+    assert re.search(r"silent \(last seen 36\d\d s ago\)", failed["worker"]) and "beat" in failed, failed
+    assert done.stdout.splitlines()[-1] == f"{len(failed)} problem(s)"
+
+
+def test_doctor_setup_is_what_a_postdeploy_step_can_check(deployment: Deployment) -> None:
+    """Before the processes run (Heroku's postdeploy): no heartbeat is asked for, but an address
+    nobody set is refused, naming the command that prints the real one."""
+    assert deployment.doctor("--setup").returncode == 0
+    unset = {**deployment.env, "PUBLIC_URL": ""}
+    done = subprocess.run(["bash", "-c", "exec lupus doctor --setup"], cwd=ROOT, env=env(**unset),
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1, done.stdout
+    assert "PUBLIC_URL is http://localhost:8000" in done.stdout and "heroku apps:info -s" in done.stdout
+    dyno = {**unset, "HEROKU_APP_DEFAULT_DOMAIN_NAME": "my-lupus-1234567890ab.herokuapp.com"}
+    done = subprocess.run(["bash", "-c", "exec lupus doctor --setup"], cwd=ROOT, env=env(**dyno),
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and "https://my-lupus-1234567890ab.herokuapp.com" in done.stdout, done.stdout
