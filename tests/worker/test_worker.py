@@ -29,6 +29,7 @@ from service.delivery.rows import ABANDONED
 from service.models import GameEvent, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
+from tests.databases import missing
 from worker.celery_app import make_celery
 
 from .conftest import HOST, REDIS_URL, Clock, Table, act
@@ -320,7 +321,7 @@ class RedisServer:
 
     def __init__(self, tmp: Path) -> None:
         if shutil.which("redis-server") is None:
-            pytest.skip("no redis-server binary")
+            missing("Redis", "no redis-server binary on PATH to start one of the test's own")
         self.port = _port_for_a_server()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log_path = tmp / "redis.log"
