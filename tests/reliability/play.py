@@ -53,3 +53,23 @@ def assert_delivered(table: Table, fake: FakeTelegram, may_repeat: Callable[[Any
         assert set(got) == set(want), (pid, set(got) ^ set(want))
         for text, n in got.items():
             assert want[text] <= n <= want[text] + spare[text], (pid, text, n, want[text], spare[text])
+
+
+def assert_in_order(table: Table, fake: FakeTelegram) -> None:
+    """Each reader got his texts in the outbox's order (a chat's rows go one after another): one
+    copy each, but for a row found abandoned while sending, which may come a second time right
+    after the first (it reached the platform before the worker died, and was sent once more)."""
+    rows = table.rows()
+    for pid in {r.identity_id for r in rows}:
+        mine = [r for r in rows if r.identity_id == pid]
+        got = [m["text"] for m in fake.sent(int(table.person_address(pid)))]
+        i = 0
+        for n, text in enumerate(got):
+            if i < len(mine) and text == mine[i].text:
+                i += 1
+            elif i and text == mine[i - 1].text and (mine[i - 1].last_error or "").startswith(ABANDONED):
+                continue  # the second copy of the row before
+            else:
+                expected = mine[i].text if i < len(mine) else "nothing more"
+                raise AssertionError(f"reader {pid}'s text {n} is {text!r}, where {expected!r} was due")
+        assert i == len(mine), (pid, [r.text for r in mine[i:]])

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from sqlalchemy import Engine, text
@@ -125,7 +125,15 @@ class Worker:
         return f"{own}\n--- the worker {'runs' if code is None else f'exited with {code}'} ---"
 
 
-def wait(what: Callable[[], Any], worker: Worker, timeout: float = 30, why: str = "",
+class Watched(Protocol):
+    """What ``wait`` reports on when it times out (a ``Worker``, or the kill test's processes)."""
+
+    def dump_stacks(self) -> None: ...
+
+    def tail(self) -> str: ...
+
+
+def wait(what: Callable[[], Any], worker: Watched, timeout: float = 30, why: str = "",
          state: Callable[[], str] | None = None) -> Any:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
