@@ -13,18 +13,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from service import web
 from service.app import Service
 from service.sandbox import inbound
 from tests.service.conftest import Clock
 
 from .test_fuzz_channels import AUTH, PUBLIC, SECRET, SID, fuzz_settings
-
-schemathesis = pytest.importorskip("schemathesis")
-web = pytest.importorskip("service.web")
 
 
 def _sign(case: Any) -> None:
