@@ -44,9 +44,10 @@ def assert_buttons(stack: Stack, p: TgPlayer, name: str, since: int) -> None:
     assert must <= got, (name, state.phase.value, sorted(must - got))
 
 
-def act(p: TgPlayer | SmsPlayer, verb: str, target: str, since: int) -> None:
+def act(p: TgPlayer | SmsPlayer, verb: str, target: str, since: int = 0) -> None:
     """The move as the player makes it: an SMS player answers his numbered list; a Telegram player
-    taps the button this phase's message gave him (never typing instead: a missing button fails)."""
+    taps the newest button for it among the messages since his message ``since`` (the phase's),
+    never typing instead: a missing button fails."""
     if isinstance(p, SmsPlayer):
         p.say(f"{verb.upper()} {number_for(p, target)}")
         return

@@ -6,7 +6,7 @@ import itertools
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
 
@@ -18,7 +18,13 @@ from tests.worker.conftest import Table
 SECRET = "reliability-secret"
 
 
-def webhook_say(table: Table, client: TestClient, sent: list[int]) -> Callable[[str, str], list[str]]:
+class Say(Protocol):
+    """What ``Table.say`` is, so that ``webhook_say`` may stand in for it."""
+
+    def __call__(self, address: str, text: str) -> list[str]: ...
+
+
+def webhook_say(table: Table, client: TestClient, sent: list[int]) -> Say:
     """``table.say`` through ``POST /telegram/webhook``, retried as Telegram retries an update it
     got no 2xx for (the same update_id, so the service may apply it at most once)."""
     ids = itertools.count(1)

@@ -87,8 +87,8 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool)
 
         deliver([updates.text("ann", "new")])
         with Session(pg) as s:
-            game = s.exec(select(Game)).one()
-            code, gid = game.code, game.id
+            lobby = s.exec(select(Game)).one()
+            code, gid = lobby.code, lobby.id
         assert gid is not None
         deliver([updates.text(n, f"join {code} {n}") for n in NAMES])
         deliver([updates.text("ann", f"#{code} start")])

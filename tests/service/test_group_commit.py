@@ -293,7 +293,7 @@ def test_when_the_whole_run_fails_every_message_in_it_hears_why_and_the_next_one
 
     async def main() -> tuple[list[Any], str]:
         first = await asyncio.gather(group("a"), return_exceptions=True)
-        return first, await group("b")
+        return list(first), await group("b")
 
     first, second = asyncio.run(main())
     assert isinstance(first[0], ConnectionError) and second == "B"

@@ -263,7 +263,7 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
 def _night_moves(text: str) -> set[tuple[str, str, str]]:
     """The nights as revealed, ``Night 1: ann kill eve, bob kill eve`` or by SMS ``1: ann,bob kill
     eve``, as (night, actor, move) triples."""
-    out = set()
+    out: set[tuple[str, str, str]] = set()
     for night in text.split("; "):
         n, _, moves = night.removeprefix("Night ").partition(": ")
         for item in moves.split(", "):

@@ -46,7 +46,7 @@ class FileClock(Clock):
         self.path = path
         self.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
 
-    @property  # type: ignore[override]
+    @property
     def now(self) -> datetime:
         return datetime.now(UTC) + self.lead
 
@@ -246,8 +246,12 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
             phases += 1
         assert table.game().status == "over"
         # Game time goes on while the last texts drain (a backoff after a timeout is game time too).
-        wait(lambda: table.advance(minutes=10) or _settled(pg), worker, timeout=drain_timeout(pg),
-             why="the outbox to drain", state=lambda: _unsettled(pg))
+        def later_and_settled() -> bool:
+            table.advance(minutes=10)
+            return _settled(pg)
+
+        wait(later_and_settled, worker, timeout=drain_timeout(pg), why="the outbox to drain",
+             state=lambda: _unsettled(pg))
     finally:
         worker.stop()
     rows = table.rows()
