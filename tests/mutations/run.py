@@ -23,7 +23,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +37,8 @@ HERE = Path(__file__).resolve().parent
 class Mutation:
     path: Path
     tests: list[str]
+    alone: bool = False
+    """Its tests run in a lane of their own (``Alone: yes``): slow, or holding a shared resource."""
 
     @property
     def name(self) -> str:
@@ -50,7 +54,7 @@ class Mutation:
         tests = [line.removeprefix("Tests:").split() for line in lines if line.startswith("Tests:")]
         if not tests or not tests[0]:
             raise SystemExit(f"{path.name}: no 'Tests:' line names the tests that must catch it")
-        return cls(path, tests[0])
+        return cls(path, tests[0], alone=any(line.startswith("Alone: yes") for line in lines))
 
 
 def scratch_copy(into: Path) -> Path:
@@ -93,6 +97,63 @@ def tail(output: str, lines: int = 40) -> str:
     return "\n".join("    " + line for line in output.splitlines()[-lines:])
 
 
+_print_lock = threading.Lock()
+
+
+def say(line: str) -> None:
+    with _print_lock:
+        print(line, flush=True)
+
+
+def lane(mutations: list[Mutation], tmp: Path) -> list[str]:
+    """In a scratch tree of its own: the lane's tests without any patch, then each patch and its
+    tests. Returns the problems found."""
+    problems: list[str] = []
+    tree = scratch_copy(tmp)
+    for m in list(mutations):  # first of all: does each still apply?
+        check = subprocess.run(["git", "apply", "--check", str(m.path)], cwd=tree, capture_output=True, text=True)
+        if check.returncode != 0:
+            say(f"{m.name}: DOES NOT APPLY any more ({m.summary})\n{tail(check.stderr, 10)}")
+            problems.append(f"{m.name} no longer applies: the code it plants its bug in changed; refresh it")
+            mutations = [x for x in mutations if x is not m]
+    if not mutations:
+        return problems
+    everything = list(dict.fromkeys(t for m in mutations for t in m.tests))
+    names = ", ".join(m.name for m in mutations)
+    t0 = time.monotonic()
+    code, out = pytest(tree, everything)
+    say(f"without a patch ({names}): {len(everything)} tests, exit {code} in {time.monotonic() - t0:.0f} s")
+    if code != 0:
+        say(tail(out))
+        problems.append(f"the tests of {names} fail without a patch: they prove nothing about the patches")
+        return problems
+    for m in mutations:
+        check = apply(tree, m.path)
+        if check.returncode != 0:
+            say(f"{m.name}: DOES NOT APPLY any more ({m.summary})\n{tail(check.stderr, 10)}")
+            problems.append(f"{m.name} no longer applies: the code it plants its bug in changed; refresh it")
+            continue
+        t0 = time.monotonic()
+        try:
+            code, out = pytest(tree, m.tests)
+        finally:
+            undone = apply(tree, m.path, reverse=True)
+            if undone.returncode != 0:
+                raise SystemExit(f"{m.name} could not be taken back out of the scratch tree: {undone.stderr}")
+        failures = failed(out)
+        missed = [t for t in m.tests if not caught_by(t, failures)]
+        caught = code == 1 and not missed
+        lines = [f"{m.name}: {m.summary}",
+                 f"  {'caught' if caught else 'NOT CAUGHT'} (exit {code}, {len(failures)} failing) "
+                 f"in {time.monotonic() - t0:.0f} s"]
+        lines += [f"    {'fails' if caught_by(t, failures) else 'PASSES'}: {t}" for t in m.tests]
+        if not caught:
+            lines.append(tail(out))
+            problems.append(f"{m.name} is not caught by {', '.join(missed) or 'a clean failure'} (pytest exit {code})")
+        say("\n".join(lines))
+    return problems
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     mutations = [Mutation.read(p) for p in sorted(HERE.glob("*.patch"))
@@ -101,41 +162,12 @@ def main(argv: list[str]) -> int:
         print("no patch matches", wanted)
         return 1
     started = time.monotonic()
-    problems: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lupus-mutations-") as tmp:
-        tree = scratch_copy(Path(tmp))
-        everything = list(dict.fromkeys(t for m in mutations for t in m.tests))
-        print(f"without the patches: {len(everything)} tests ...", flush=True)
-        t0 = time.monotonic()
-        code, out = pytest(tree, everything)
-        print(f"  exit {code} in {time.monotonic() - t0:.0f} s")
-        if code != 0:
-            print(tail(out))
-            problems.append("the tests fail without any patch: they prove nothing about the patches")
-        for m in mutations:
-            print(f"{m.name}: {m.summary}", flush=True)
-            check = apply(tree, m.path)
-            if check.returncode != 0:
-                print(f"  DOES NOT APPLY any more:\n{tail(check.stderr, 10)}")
-                problems.append(f"{m.name} no longer applies: the code it plants its bug in changed; refresh it")
-                continue
-            t0 = time.monotonic()
-            try:
-                code, out = pytest(tree, m.tests)
-            finally:
-                undone = apply(tree, m.path, reverse=True)
-                if undone.returncode != 0:
-                    raise SystemExit(f"{m.name} could not be taken back out of the scratch tree: {undone.stderr}")
-            failures = failed(out)
-            missed = [t for t in m.tests if not caught_by(t, failures)]
-            verdict = "caught" if code == 1 and not missed else "NOT CAUGHT"
-            print(f"  {verdict} (exit {code}, {len(failures)} failing) in {time.monotonic() - t0:.0f} s")
-            for t in m.tests:
-                print(f"    {'fails' if caught_by(t, failures) else 'PASSES'}: {t}")
-            if verdict != "caught":
-                print(tail(out))
-                problems.append(f"{m.name} is not caught by {', '.join(missed) or 'a clean failure'} "
-                                f"(pytest exit {code})")
+    # Two lanes at once, each in a scratch tree of its own: the patches marked "Alone: yes" (the
+    # slow worker-kill test, which owns its Redis database) and the rest.
+    lanes = [ls for ls in ([m for m in mutations if m.alone], [m for m in mutations if not m.alone]) if ls]
+    with tempfile.TemporaryDirectory(prefix="lupus-mutations-") as tmp, ThreadPoolExecutor(len(lanes)) as pool:
+        dirs = [Path(tmp) / str(i) for i in range(len(lanes))]
+        problems = [p for found in pool.map(lane, lanes, dirs) for p in found]
     print(f"{len(mutations)} patches in {time.monotonic() - started:.0f} s")
     for p in problems:
         print("FAIL:", p)
