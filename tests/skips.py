@@ -43,7 +43,7 @@ ALLOWED = (
     Allowed("chromium", r"chromium is missing", "LUPUS_REQUIRE_BROWSER",
             "the sandbox page's browser test, without Debian's Chromium"),
     Allowed("dev-venv", r"^runs where dev\.py made \.venv", None,
-            "`python3 dev.py up` in a terminal, run from a virtualenv dev.py did not make"),
+            "the test of `python3 dev.py up` in a terminal, where dev.py did not make the virtualenv"),
 )
 
 
