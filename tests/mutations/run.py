@@ -97,6 +97,12 @@ def tail(output: str, lines: int = 40) -> str:
     return "\n".join("    " + line for line in output.splitlines()[-lines:])
 
 
+def why(output: str) -> str:
+    """A failed run's first error lines (pytest's ``E`` lines) and its summary."""
+    errors = [line for line in output.splitlines() if line.startswith("E ")][:12]
+    return "\n".join("    " + line for line in errors) + "\n" + tail(output, 8)
+
+
 _print_lock = threading.Lock()
 
 
@@ -124,7 +130,7 @@ def lane(mutations: list[Mutation], tmp: Path) -> list[str]:
     code, out = pytest(tree, everything)
     say(f"without a patch ({names}): {len(everything)} tests, exit {code} in {time.monotonic() - t0:.0f} s")
     if code != 0:
-        say(tail(out))
+        say(why(out))
         problems.append(f"the tests of {names} fail without a patch: they prove nothing about the patches")
         return problems
     for m in mutations:
@@ -148,7 +154,7 @@ def lane(mutations: list[Mutation], tmp: Path) -> list[str]:
                  f"in {time.monotonic() - t0:.0f} s"]
         lines += [f"    {'fails' if caught_by(t, failures) else 'PASSES'}: {t}" for t in m.tests]
         if not caught:
-            lines.append(tail(out))
+            lines.append(why(out))
             problems.append(f"{m.name} is not caught by {', '.join(missed) or 'a clean failure'} (pytest exit {code})")
         say("\n".join(lines))
     return problems

@@ -5,9 +5,11 @@ two more test-only changes for the SIGKILL test, each leaving a mark the test wa
   ``close game phase pid`` to the marks file and waits ``LUPUS_TEST_CLOSE_DELAY`` seconds, so the
   test can kill the worker while a close is in progress (or just after it commits);
 - every round of sends, once its rows are marked in flight and before any is sent (the
-  ``in_flight`` seam of ``service/delivery/dispatch.py``), writes ``send ids pid``; while the file
-  ``LUPUS_TEST_SEND_ARM`` exists, a round with a row newer than the id it holds then waits (for the
-  kill, a minute at most), so the test can kill the worker with the close's texts in flight.
+  ``in_flight`` seam of ``service/delivery/dispatch.py``), writes ``send ids pid``. While the file
+  ``LUPUS_TEST_SEND_ARM`` holds ``row game phase``, a round with a row newer than ``row``, once that
+  phase's close has begun, then waits (for the kill, two minutes at most): the test kills the
+  worker with texts written by the close, or after it, in flight. (Rows written before the close
+  began, a reminder's, go as usual: a round held then would hold the close up behind it.)
 """
 
 from __future__ import annotations
@@ -36,19 +38,23 @@ def _slow_close(_ctx: Any, room: Any) -> None:
     time.sleep(_DELAY)
 
 
-def _armed_after() -> int | None:
+def _armed() -> tuple[int, str] | None:
+    """(row, the close mark) while the test has armed the next round of sends."""
     try:
-        return int(_ARM.read_text() or 0)
+        row, game, phase = _ARM.read_text().split()
     except (FileNotFoundError, ValueError):
         return None
+    return int(row), f"close {game} {phase} "
 
 
 def _slow_send(ids: set[int]) -> None:
     if not ids:
         return
     _mark("send " + ",".join(map(str, sorted(ids))))
-    end = time.monotonic() + 60
-    while (after := _armed_after()) is not None and max(ids) > after and time.monotonic() < end:
+    end = time.monotonic() + 120
+    while (armed := _armed()) is not None and max(ids) > armed[0] and time.monotonic() < end:
+        if armed[1] not in _MARKS.read_text():
+            return  # the close has not begun: not a round of its texts
         time.sleep(0.05)
 
 

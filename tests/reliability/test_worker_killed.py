@@ -93,10 +93,16 @@ def _marks(path: Path) -> Counter[tuple[int, int]]:
                    (line.split() for line in path.read_text().splitlines() if line.startswith("close ")))
 
 
-def _sends(path: Path) -> list[set[int]]:
-    """The rows of each round of sends, once marked in flight, in order."""
-    return [{int(i) for i in ids.split(",")} for kind, ids, _pid in
-            (line.split() for line in path.read_text().splitlines() if line.startswith("send "))]
+def _sent_after_close(path: Path, key: tuple[int, int], row: int) -> set[int] | None:
+    """The rows of the first round of sends, after the close of phase ``key`` began, that holds a
+    row newer than ``row``."""
+    begun = False
+    for kind, *fields in (line.split() for line in path.read_text().splitlines()):
+        if kind == "close" and (int(fields[0]), int(fields[1])) == key:
+            begun = True
+        elif kind == "send" and begun and max(ids := {int(i) for i in fields[0].split(",")}) > row:
+            return ids
+    return None
 
 
 def _last_row(pg: Engine) -> int:
@@ -132,14 +138,14 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
             while_sending = i % 2 == 1
             if while_sending:
                 before = _last_row(pg)  # the close's rows come after this one
-                arm.write_text(str(before))
+                arm.write_text(f"{before} {key[0]} {key[1]}")
             clock.set(max(clock.now, game.deadline))
-            wait(lambda: _marks(marks)[key] >= 1, procs, timeout=60, why=f"phase {key} to begin closing")  # noqa: B023
+            wait(lambda: _marks(marks)[key] >= 1, procs, timeout=90, why=f"phase {key} to begin closing")  # noqa: B023
             if while_sending:
                 # Its rows exist only once it committed; the round that marked them in flight waits
                 # (armed) for the kill, its HTTP calls not made.
-                rows = wait(lambda: next((ids for ids in _sends(marks) if max(ids) > before), None),  # noqa: B023
-                            procs, timeout=60, why=f"a text of phase {key}'s close to be in flight")
+                rows = wait(lambda: _sent_after_close(marks, key, before), procs, timeout=90,  # noqa: B023
+                            why=f"a text of phase {key}'s close to be in flight")
                 assert table.game().phase_no != key[1], "the close had not committed"
                 cut_short |= rows
             else:
@@ -148,7 +154,7 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
             procs.kill_worker()
             arm.unlink(missing_ok=True)
             procs.start_worker()
-            wait(lambda: table.game().phase_no != key[1], procs, timeout=60, why=f"phase {key} to close")  # noqa: B023
+            wait(lambda: table.game().phase_no != key[1], procs, timeout=90, why=f"phase {key} to close")  # noqa: B023
             made_due.append(key)
             # What the close wrote drains before the next kill, so no row is cut short twice.
             wait(lambda: _settled(pg), procs, timeout=drain_timeout(pg), why="the outbox to drain")
