@@ -1,4 +1,7 @@
-"""Throwaway databases for tests: a PostgreSQL database of one's own, a flushed Redis db."""
+"""Throwaway databases for tests: a PostgreSQL database of one's own, a flushed Redis db; and what a
+test does when the server it needs is not there (``missing``): skip, loudly, on a developer's
+machine; fail where CI requires the service (``LUPUS_REQUIRE_POSTGRES``, ``LUPUS_REQUIRE_REDIS``,
+both set by .ci/run). ``tests/skips.py`` keeps the run honest about those skips."""
 
 from __future__ import annotations
 
@@ -20,13 +23,30 @@ PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 REDIS_PORT = int(os.environ.get("LUPUS_TEST_REDIS_PORT", "6379"))
 
 
+#: The services a test may need, by the environment variable that makes their absence a failure.
+REQUIRE = {"PostgreSQL": "LUPUS_REQUIRE_POSTGRES", "Redis": "LUPUS_REQUIRE_REDIS"}
+
+
+def missing(service: str, why: str) -> NoReturn:
+    """``service`` ("PostgreSQL", "Redis") is not there (``why``: where it was looked for). Where
+    its variable of ``REQUIRE`` is set (CI) the test fails; elsewhere it is skipped with a reason
+    ``tests/skips.py`` recognises and counts in the run's summary."""
+    require = REQUIRE[service]
+    if os.environ.get(require):
+        pytest.fail(f"{service} is not running: {why}, and {require} is set", pytrace=False)
+    pytest.skip(f"{service} is not running: {why} ({require} is not set: CI fails instead)")
+
+
 def no_postgres() -> NoReturn:
     """PostgreSQL is not running: skip, except where CI says the PostgreSQL half of the suite must
     run (``LUPUS_REQUIRE_POSTGRES``, set by .ci/run): there a server that did not come up fails."""
-    msg = "PostgreSQL is not running on 127.0.0.1:5432"
-    if os.environ.get("LUPUS_REQUIRE_POSTGRES"):
-        pytest.fail(msg + " and LUPUS_REQUIRE_POSTGRES is set")
-    pytest.skip(msg)
+    missing("PostgreSQL", "nothing answers on 127.0.0.1:5432")
+
+
+def no_redis(url: str) -> NoReturn:
+    """Redis is not running where the tests look for it (``LUPUS_TEST_REDIS_PORT``, else 6379):
+    skip, except under ``LUPUS_REQUIRE_REDIS`` (set by .ci/run), where it fails."""
+    missing("Redis", f"nothing answers at {url}")
 
 
 def redis_url(db: int) -> str:
@@ -58,7 +78,8 @@ def flushed_redis(url: str) -> Iterator[redis.Redis]:
     try:
         client.ping()
     except redis.ConnectionError:
-        pytest.skip("no Redis server on 127.0.0.1:6379 (.ci/run starts one)")
+        client.close()
+        no_redis(url)
     client.flushdb()
     try:
         yield client

@@ -255,6 +255,7 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
         if (wait := first_slot - BEGIN_LEAD - time.monotonic()) > 0:
             time.sleep(wait)
         mine = begin(run.db, [r for _, batches, _ in group for r in batches[0][2]], run.lease)
+        in_flight(mine)
         for chat, batches, slot in group:
             text, buttons, rows = batches[0]
             if not all(r.id in mine for r in rows):
@@ -296,6 +297,10 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
             batches.pop(0)
         else:
             chat.done = True
+
+
+def in_flight(ids: set[int]) -> None:
+    """Rows ``ids`` are in flight, their sends about to go: a seam (tests/reliability kills a worker here)."""
 
 
 def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult], *args: Any,

@@ -71,7 +71,11 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
             .where(due, col(Outbox.channel).in_(list(channels)), ~blocked_behind)
             .order_by(col(Outbox.id)).limit(limit))
     if ids is not None:
-        stmt = stmt.where(col(Outbox.id).in_(list(ids)))
+        # Asked for some rows only: an earlier row of the same chat that this claim leaves (due, or
+        # in flight with its lease run out) keeps its place, or the later one would overtake it.
+        stmt = stmt.where(col(Outbox.id).in_(list(ids)), ~exists().where(
+            col(earlier.identity_id) == col(Outbox.identity_id), col(earlier.id) < col(Outbox.id),
+            col(earlier.status).in_(("pending", "sending")), col(earlier.id).notin_(list(ids))))
     out: list[Row] = []
     with transaction(db) as s:
         if not is_sqlite(str(db.url)):

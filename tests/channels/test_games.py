@@ -29,38 +29,66 @@ def number_for(player: SmsPlayer, target: str) -> int:
     raise AssertionError(f"no numbered list names {target}")
 
 
-def act(p: TgPlayer | SmsPlayer, verb: str, target: str) -> None:
+def keyboards(p: TgPlayer, since: int) -> list[tuple[dict[str, Any], str]]:
+    """The buttons of the messages the bot sent him since his message ``since``: (message, data)."""
+    return [(msg, str(button.get("callback_data", ""))) for msg in p.stack.tg.sent(p.uid)[since:]
+            for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []) for button in row]
+
+
+def assert_buttons(stack: Stack, p: TgPlayer, name: str, since: int) -> None:
+    """A Telegram player who may act this phase got a button for each thing he may do: his
+    choices as the engine lists them, each as a button carrying the move (``#CODE vote bob``)."""
+    state: Any = engine.from_json(stack.game().state or "")
+    must = {f"#{stack.game().code} {a.text()}" for a in engine.legal_actions(state, name)}
+    got = {data for _, data in keyboards(p, since)}
+    assert must <= got, (name, state.phase.value, sorted(must - got))
+
+
+def act(p: TgPlayer | SmsPlayer, verb: str, target: str, since: int = 0) -> None:
+    """The move as the player makes it: an SMS player answers his numbered list; a Telegram player
+    taps the newest button for it among the messages since his message ``since`` (the phase's),
+    never typing instead: a missing button fails."""
     if isinstance(p, SmsPlayer):
         p.say(f"{verb.upper()} {number_for(p, target)}")
         return
-    try:
-        r = p.tap(f"{verb} {target}")
-    except AssertionError:  # no button for it (not a choice he has): typed, as anyone may
-        p.say(f"/{verb} {target}")
-        return
+    buttons = [(msg, data) for msg, data in keyboards(p, since) if data.endswith(f" {verb} {target}")]
+    assert buttons, f"{p.first_name} has no button for {verb} {target} this phase"
+    msg, data = buttons[-1]
+    r = p.stack.post_update(inbound.callback_update(p.user, data, msg))
+    assert r.status_code == 200, r.text
     answer = r.json()
     assert answer["method"] == "answerCallbackQuery" and answer["callback_query_id"]
 
 
-def play_phase(stack: Stack, people: dict[str, TgPlayer | SmsPlayer]) -> None:
+def play_phase(stack: Stack, people: dict[str, TgPlayer | SmsPlayer], since: dict[str, int]) -> None:
+    """One phase: every Telegram player who may act got his buttons (since his message ``since``,
+    where the phase began), and everyone makes the sensible move."""
     state: Any = engine.from_json(stack.game().state or "")
     alive = [p for p in state.players if p in state.alive]
     wolves = [p for p in alive if state.roles[p].value == "werewolf"]
     humans = [p for p in alive if p not in wolves]
+    for name, person in people.items():
+        if isinstance(person, TgPlayer):
+            assert_buttons(stack, person, name, since[name])
+
+    def move(name: str, verb: str, target: str) -> None:
+        act(people[name], verb, target, since.get(name, 0))
+
     if state.phase is Phase.NIGHT:
         for wolf in wolves:
-            act(people[wolf], "kill", humans[-1])
+            move(wolf, "kill", humans[-1])
         for seer in (p for p in alive if state.roles[p].value == "seer"):
-            act(people[seer], "see", wolves[0])
+            move(seer, "see", wolves[0])
     elif state.phase is Phase.NOMINATIONS:
         for p in alive:
-            act(people[p], "vote", wolves[0] if p != wolves[0] else humans[0])
+            move(p, "vote", wolves[0] if p != wolves[0] else humans[0])
     elif state.phase is Phase.BALLOT:
         target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
         for p in alive:
             if p not in state.suspects:
-                act(people[p], "vote", target)
+                move(p, "vote", target)
     stack.deliver()
+    since.update({name: len(stack.tg.sent(t.uid)) for name, t in people.items() if isinstance(t, TgPlayer)})
     stack.finish_phase()
     stack.deliver()
 
@@ -103,10 +131,11 @@ def test_a_mixed_game_played_in_a_telegram_group_and_by_sms(stack: Stack) -> Non
         phase = stack.game().phase_no
         assert all(b["callback_data"].startswith(f"#{code}/{phase} kill ") for row in keyboard for b in row)
 
+    since = {name: 0 for name, t in people.items() if isinstance(t, TgPlayer)}  # each phase's messages
     for _ in range(40):
         if stack.game().status != "running":
             break
-        play_phase(stack, people)
+        play_phase(stack, people, since)
     assert stack.game().status == "over"
     stack.deliver()
 

@@ -180,7 +180,9 @@ def test_plain_talk_in_the_group_reaches_the_sms_players(stack: Stack) -> None:
     before = {p.number: len(p.texts()) for p in sms}
     speaker.say("I trust nobody today", chat=GROUP)
     # A Ghost's words are not relayed (the rulebooks forbid the dead to speak), and he is not answered.
-    people[ghost].say("it was the baker!", chat=GROUP)
+    dead = people[ghost]
+    assert isinstance(dead, TgPlayer)
+    dead.say("it was the baker!", chat=GROUP)
     # Someone in the group who does not play: neither relayed, nor answered, nor remembered.
     stranger = tg_player(stack, "Zed")
     stranger.say("what game is this?", chat=GROUP)
@@ -193,7 +195,7 @@ def test_plain_talk_in_the_group_reaches_the_sms_players(stack: Stack) -> None:
         (news,) = p.texts()[before[p.number]:]
         assert news.count(f"{speaker.first_name}: I trust nobody today") == 1, news
     assert not any("baker" in t for p in sms for t in p.texts())
-    assert not any("baker" in t or "I trust nobody" in t for t in people[ghost].texts())  # type: ignore[union-attr]
+    assert not any("baker" in t or "I trust nobody" in t for t in dead.texts())
     # The group read it already: nothing is echoed there; the speakers got no reply.
     assert not any("I trust nobody" in m["text"] or "baker" in m["text"] for m in stack.tg.sent(GROUP_ID))
     assert len(stack.tg.sent(GROUP_ID)) >= group_before

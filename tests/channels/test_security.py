@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 
@@ -117,7 +118,7 @@ def test_unknown_routes_and_methods(stack: Stack) -> None:
     assert stack.snapshot() == before
 
 
-GARBAGE_UPDATES = [
+GARBAGE_UPDATES: list[dict[str, Any]] = [
     {"update_id": 1, "message": {"chat": 5}},
     {"update_id": 2, "callback_query": {}},
     {"update_id": 3, "message": {"message_id": 1, "date": "x", "chat": {"id": 1, "type": "private"}, "text": "hi"}},

@@ -17,9 +17,19 @@ def redis_db():
         yield client
 
 
+class ServedTelegram(FakeTelegram):
+    url: str
+    """Where the test serves it."""
+
+
+class ServedTwilio(FakeTwilio):
+    url: str
+    """Where the test serves it."""
+
+
 @pytest.fixture
 def fake_telegram():
-    fake = FakeTelegram(TOKEN)
+    fake = ServedTelegram(TOKEN)
     with ServerThread(fake.app) as url:
         fake.url = url
         yield fake
@@ -27,7 +37,7 @@ def fake_telegram():
 
 @pytest.fixture
 def fake_twilio():
-    fake = FakeTwilio()
+    fake = ServedTwilio()
     fake.add_messaging_service("MG" + "1" * 32)
     with ServerThread(fake.app) as url:
         fake.url = url

@@ -19,14 +19,18 @@ from .conftest import TOKEN
 def test_updates_parse_in_python_telegram_bot(fake_telegram):
     alice = inbound.telegram_user(11, "Alice", username="alice")
     start = Update.de_json(inbound.text_update(alice, "/start JOIN42"), Bot(TOKEN))
-    assert start.effective_user.id == 11 and start.effective_chat.type == "private"
-    assert start.message.text == "/start JOIN42" and start.message.entities[0].type == "bot_command"
+    user, chat, message = start.effective_user, start.effective_chat, start.message
+    assert user is not None and chat is not None and message is not None
+    assert user.id == 11 and chat.type == "private"
+    assert message.text == "/start JOIN42" and message.entities[0].type == "bot_command"
     group = inbound.telegram_chat(-500, "Villaggio")
     said = Update.de_json(inbound.text_update(alice, "vote bob", chat=group, message_id=9), Bot(TOKEN))
+    assert said.effective_chat is not None
     assert said.effective_chat.id == -500 and said.effective_chat.title == "Villaggio"
     bot_message = {"message_id": 3, "date": 0, "chat": inbound.telegram_chat(alice), "from": fake_telegram.me,
                    "text": "Vote?", "reply_markup": {"inline_keyboard": [[{"text": "Bob", "callback_data": "v:2"}]]}}
     tap = Update.de_json(inbound.callback_update(alice, "v:2", bot_message), Bot(TOKEN))
+    assert tap.callback_query is not None and tap.callback_query.message is not None
     assert tap.callback_query.data == "v:2" and tap.callback_query.message.message_id == 3
     assert start.update_id != said.update_id
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 import pytest
 
@@ -28,20 +30,24 @@ class Clock:
 
 
 
+@dataclass
+class Limiters:
+    """A factory of limiters of one ``kind`` on one shared clock; two Redis limiters share one
+    budget (as two worker processes do), two memory limiters do not (they are per process)."""
+
+    request: pytest.FixtureRequest
+    kind: str
+    clock: Clock = field(default_factory=Clock)
+
+    def __call__(self, policy: Any = DEFAULT_POLICY, **kw: Any) -> MemoryLimiter | RedisLimiter:
+        if self.kind == "memory":
+            return MemoryLimiter(policy, clock=self.clock, **kw)
+        return RedisLimiter(self.request.getfixturevalue("redis_db"), policy, clock=self.clock, **kw)
+
+
 @pytest.fixture(params=["memory", "redis"])
-def make(request):
-    """A factory of limiters on one shared clock; two Redis limiters share one budget (as two
-    worker processes do), two memory limiters do not (they are per process)."""
-    clock = Clock()
-
-    def build(policy=DEFAULT_POLICY, **kw):
-        if request.param == "memory":
-            return MemoryLimiter(policy, clock=clock, **kw)
-        return RedisLimiter(request.getfixturevalue("redis_db"), policy, clock=clock, **kw)
-
-    build.clock = clock
-    build.kind = request.param
-    return build
+def make(request: pytest.FixtureRequest) -> Limiters:
+    return Limiters(request, request.param)
 
 
 def grants(limiter, n, *args, clock=None, step=0.0, **kw):

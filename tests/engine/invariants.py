@@ -8,7 +8,7 @@ from typing import Any
 
 import engine
 from engine import Action, Event, GameConfig, Phase, Role, RuleSet, Verb
-from engine.playout import play_out
+from engine.playout import OnStep, play_out
 from engine.tabula.character import CHARACTERS, is_wolf
 
 ROLE_NAMES = {r.value for r in Role}
@@ -175,6 +175,11 @@ def swap_secrets(state: Any, viewer: str, rnd: random.Random) -> Any:
 
 
 
+def _collect(into: list[Any]) -> OnStep:
+    """An ``on_step`` that keeps every state the game passes through."""
+    return lambda _action, state, _events: into.append(state)
+
+
 def views_private(config_for: Callable[[int, random.Random], GameConfig], seeds: Iterable[int]) -> int:
     """Play a game per seed; at sampled states, swap two other players' secrets and check that a
     player's view and the public view stay identical. Returns how many pairs were compared."""
@@ -182,7 +187,7 @@ def views_private(config_for: Callable[[int, random.Random], GameConfig], seeds:
     for seed in seeds:
         rnd = random.Random(seed)
         states: list[Any] = []
-        play_out(config_for(seed, rnd), seed, random.Random(seed), on_step=lambda a, s, e, into=states: into.append(s))
+        play_out(config_for(seed, rnd), seed, random.Random(seed), on_step=_collect(states))
         for state in rnd.sample(states, min(6, len(states))):
             if state.phase is Phase.OVER:
                 continue

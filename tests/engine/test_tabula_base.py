@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine import Action, GameConfig, IllegalAction, InvalidSetup, Phase, RuleSet, Verb
 from engine.record import ReplayError
+from engine.tabula.state import TabulaState
 from tests.scenario import Game
 
 EIGHT = "ann=werewolf bob=werewolf cat=seer dan=villager eve=villager fay=villager gus=villager hal=villager"
@@ -204,10 +205,11 @@ def test_states_round_trip_through_json_exactly() -> None:
 
 
 def test_states_are_immutable() -> None:
-    s = Game(EIGHT).state
+    s: TabulaState = Game(EIGHT).state
     with pytest.raises(AttributeError):
-        s.day = 3  # type: ignore[misc]
+        s.day = 3  # type: ignore[misc]  # what the frozen dataclass forbids, tried at run time
     after, _ = engine.apply(s, Action("ann", Verb.KILL, "dan"))
+    assert isinstance(after, TabulaState)
     assert s.choices == {} and after.choices
 
 

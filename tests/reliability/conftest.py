@@ -23,7 +23,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if "slow" in (config.getoption("markexpr", "") or ""):
         return
     here = os.path.dirname(__file__)
-    keep, slow = [], []
+    keep: list[pytest.Item] = []
+    slow: list[pytest.Item] = []
     for item in items:
         (slow if item.get_closest_marker("slow") and str(item.path).startswith(here) else keep).append(item)
     if slow:

@@ -6,7 +6,7 @@ import itertools
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi.testclient import TestClient
 
@@ -18,7 +18,13 @@ from tests.worker.conftest import Table
 SECRET = "reliability-secret"
 
 
-def webhook_say(table: Table, client: TestClient, sent: list[int]) -> Callable[[str, str], list[str]]:
+class Say(Protocol):
+    """What ``Table.say`` is, so that ``webhook_say`` may stand in for it."""
+
+    def __call__(self, address: str, text: str) -> list[str]: ...
+
+
+def webhook_say(table: Table, client: TestClient, sent: list[int]) -> Say:
     """``table.say`` through ``POST /telegram/webhook``, retried as Telegram retries an update it
     got no 2xx for (the same update_id, so the service may apply it at most once)."""
     ids = itertools.count(1)
@@ -53,3 +59,23 @@ def assert_delivered(table: Table, fake: FakeTelegram, may_repeat: Callable[[Any
         assert set(got) == set(want), (pid, set(got) ^ set(want))
         for text, n in got.items():
             assert want[text] <= n <= want[text] + spare[text], (pid, text, n, want[text], spare[text])
+
+
+def assert_in_order(table: Table, fake: FakeTelegram) -> None:
+    """Each reader got his texts in the outbox's order (a chat's rows go one after another): one
+    copy each, but for a row found abandoned while sending, which may come a second time right
+    after the first (it reached the platform before the worker died, and was sent once more)."""
+    rows = table.rows()
+    for pid in {r.identity_id for r in rows}:
+        mine = [r for r in rows if r.identity_id == pid]
+        got = [m["text"] for m in fake.sent(int(table.person_address(pid)))]
+        i = 0
+        for n, text in enumerate(got):
+            if i < len(mine) and text == mine[i].text:
+                i += 1
+            elif i and text == mine[i - 1].text and (mine[i - 1].last_error or "").startswith(ABANDONED):
+                continue  # the second copy of the row before
+            else:
+                expected = mine[i].text if i < len(mine) else "nothing more"
+                raise AssertionError(f"reader {pid}'s text {n} is {text!r}, where {expected!r} was due")
+        assert i == len(mine), (pid, [r.text for r in mine[i:]])

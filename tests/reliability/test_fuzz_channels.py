@@ -15,11 +15,13 @@ import json
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, col, select
 
 import engine
+from service import web
 from service.app import Service
 from service.models import Game, Outbox
 from service.sandbox import inbound
@@ -27,9 +29,6 @@ from service.settings import Settings
 from tests.service.conftest import Clock
 
 from .texts import hostile_texts
-
-web = pytest.importorskip("service.web", reason="the webhook app is not merged into this branch yet")
-testclient = pytest.importorskip("fastapi.testclient")
 
 TOKEN = "7000000003:FUZZ-token"
 SECRET = "fuzz-secret"
@@ -69,7 +68,7 @@ def _run(pg: Any, examples: int) -> None:
     clock = Clock()
     cfg = fuzz_settings(str(pg.url))
     svc = Service(cfg, pg, clock=clock)
-    with testclient.TestClient(web.create_app(cfg, svc)) as client:
+    with TestClient(web.create_app(cfg, svc)) as client:
         def telegram(who: int, text: str, mangle: int = 0) -> int:
             headers = inbound.telegram_headers(SECRET)
             body = telegram_body(who, text, mangle)
@@ -117,7 +116,7 @@ def test_hostile_messages_through_both_channels(pg: Any) -> None:
 
 def test_a_message_text_that_is_not_a_string_is_4xx_or_ignored(pg: Any) -> None:
     cfg = fuzz_settings(str(pg.url))
-    with testclient.TestClient(web.create_app(cfg, Service(cfg, pg, clock=Clock()))) as client:
+    with TestClient(web.create_app(cfg, Service(cfg, pg, clock=Clock()))) as client:
         r = client.post("/telegram/webhook", content=telegram_body(1, "vote bob", 2),
                         headers=inbound.telegram_headers(SECRET))
     assert r.status_code < 500

@@ -15,18 +15,17 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 import engine
 from engine import Phase
 from engine.playout import random_moves
+from service import web
 from service.app import Service
 from service.models import Game, GameEvent, Inbound, Outbox
 from service.settings import Settings
 from tests.service.conftest import Clock
-
-web = pytest.importorskip("service.web", reason="the webhook app is not merged into this branch yet")
-testclient = pytest.importorskip("fastapi.testclient")
 
 TOKEN = "7000000002:RELIABILITY-token"
 SECRET = "reliability-secret"
@@ -74,7 +73,7 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool)
             return await asyncio.gather(*(c.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS)
                                           for u in copies))
 
-    with testclient.TestClient(app) as client:
+    with TestClient(app) as client:
         def deliver(batch: list[dict[str, Any]]) -> None:
             copies = [u for u in batch for _ in range(3)]
             rnd.shuffle(copies)
@@ -88,8 +87,8 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool)
 
         deliver([updates.text("ann", "new")])
         with Session(pg) as s:
-            game = s.exec(select(Game)).one()
-            code, gid = game.code, game.id
+            lobby = s.exec(select(Game)).one()
+            code, gid = lobby.code, lobby.id
         assert gid is not None
         deliver([updates.text(n, f"join {code} {n}") for n in NAMES])
         deliver([updates.text("ann", f"#{code} start")])

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from service.cli import app, broker_depth
 from service.settings import get_settings
-from tests.databases import redis_url
+from tests.databases import no_redis, redis_url
 
 
 def test_outbox_counts_by_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,7 +60,7 @@ def test_redis_queue_depth() -> None:
     try:
         client.ping()
     except redis.RedisError:
-        pytest.skip(f"Redis is not running at {url}")
+        no_redis(url)
     try:
         client.lpush(queue, "a", "b", "c")
         assert broker_depth(url, queue=queue) == "redis, 3 queued"

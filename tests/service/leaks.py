@@ -1,38 +1,21 @@
-"""What a player may know, and a check that a text tells him nothing more.
+"""A check that a text tells a player nothing he may not know.
 
-A player knows his own card, and what he was told privately (his view's ``knowledge``):
-his pack or lodge, his looks. A text leaks when one of its sentences names another player
-together with that player's card (in the reader's language), or reports another player's
-night choice to someone outside that player's channel.
+What he may know (whose card, whose night choices) is ``secrecy.known``'s, from the rulebooks,
+not the engine's. A text leaks when one of its sentences names another player together with
+that player's card (in the reader's language), or reports another player's night choice to
+someone outside that player's channel.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import cache, lru_cache
-from typing import Any
 
 from service.i18n import role_name, t
 
 CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="", verb="", target="").split(":")[0].strip()
                 for lang in ("en", "it", "es")}
-
-
-def known_to(player: str, roles: Mapping[str, str],
-             knowledge: Iterable[Mapping[str, Any]]) -> tuple[set[str], set[str]]:
-    """(players whose card he may see named, players whose night choices he may hear)."""
-    cards, mates = {player}, {player}
-    for fact in knowledge:
-        key = fact.get("key")
-        if key in ("werewolf.pack", "freemason.lodge", "mythomaniac.joined_pack", "mythomaniac.joined_seer"):
-            cards.update(fact.get("members", []))
-            mates.update(fact.get("members", []))
-            if fact.get("member"):
-                cards.add(fact["member"])
-        elif key in ("seer.result", "medium.result") and fact.get("were"):
-            cards.add(fact["target"])
-    return cards, mates
 
 
 def sentences(text: str) -> list[str]:

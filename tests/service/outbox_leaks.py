@@ -5,7 +5,8 @@ held, summarised and merged) and players on the recording channel, digests, talk
 the pack's or lodge's channel at night, Ghosts who try to talk, replies asked for (role, status,
 help, players), a host who moderates or plays, pauses and deadline moves, and a seat handed to a
 substitute. Afterwards every row written to a player (sent, held, or merged into a summary) is
-checked with ``tests.service.leaks``: it names no card and no night choice its reader may not know.
+checked with ``tests.service.leaks``: it names no card and no night choice its reader may not know,
+as ``tests.service.secrecy`` decides from the game's cards, its log of moves and its table.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from sqlmodel import Session, col, select
 import engine
 from service.context import SMS, SMS_MERGED
 from service.i18n import gsm7, role_name
-from service.models import Game, Identity, Outbox
+from service.models import Game, GameEvent, Identity, Outbox
 
 from .conftest import Harness
-from .leaks import known_to, leaks
+from .leaks import leaks
+from .secrecy import known, moves_of, table_of
 
 SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster", "mythomaniac"]
 POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
@@ -55,7 +57,7 @@ def play_game(h: Harness, seed: int) -> Table:
     lang = ("en", "it", "es")[seed % 3]
     n = rnd.randint(8, 16)
     names = POOL[:n]
-    specials = [s for s in SPECIALS if rnd.random() < 0.5]
+    specials = ["seer"] + [s for s in SPECIALS if rnd.random() < 0.5]  # the base deck has a Seer: keep him
     if specials.count("freemason") == 1:
         specials.remove("freemason")
     deck = f" deck {' '.join(specials)}" if specials and len(specials) + 3 <= n else ""
@@ -128,6 +130,16 @@ def _unfolded(text: str, person: Identity) -> str:
     return text
 
 
+def known_in(s: Session, game: Game) -> dict[str, tuple[set[str], set[str]]]:
+    """What each player of a game played through the service may know (``secrecy.known``): its
+    moves come from the game's event log, as the players made them."""
+    state = engine.from_json(game.state or "")
+    log = s.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move")
+                 .order_by(col(GameEvent.seq))).all()
+    table = table_of(state, moves_of(log))
+    return {p: known(table, p) for p in state.players}
+
+
 def check_outbox(h: Harness, tables: list[Table]) -> int:
     """Every row written to a player of these games names nothing he may not know; the number checked."""
     checked = 0
@@ -136,14 +148,14 @@ def check_outbox(h: Harness, tables: list[Table]) -> int:
             game = s.exec(select(Game).where(Game.code == tb.code)).one()
             state = engine.from_json(game.state or "")
             roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
-            known = {p: known_to(p, roles, engine.view(state, p)["knowledge"]) for p in state.players}
+            knows = known_in(s, game)
             rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
                           .where(Outbox.game_id == game.id)).all()
             for row, person in rows:
                 seat = tb.seat_of.get((person.channel, person.address))
                 if seat is None or row.key in END_KEYS or row.key == SMS_MERGED:
                     continue  # the moderator reads everything; a merged text is checked part by part
-                cards, mates = known[seat]
+                cards, mates = knows[seat]
                 found = leaks(_unfolded(row.text, person), seat, person.language, roles, cards, mates)
                 assert not found, (tb.seed, seat, row.key, row.status, found, row.text)
                 checked += 1

@@ -249,21 +249,27 @@ def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_
 # -- the web process's side: GroupCommit ------------------------------------------------------------
 def test_messages_that_come_while_a_transaction_runs_go_together_in_the_next() -> None:
     batches: list[list[int]] = []
-    gate = threading.Event()
+    running, gate = threading.Event(), threading.Event()
 
     def run_many(messages: list[int]) -> list[int | Exception]:
         batches.append(list(messages))
         if len(batches) == 1:
+            running.set()
             gate.wait(5)  # the first transaction is slow: everything else arrives meanwhile
         return [m * 10 if m != 13 else ValueError("thirteen") for m in messages]
 
     group: GroupCommit[int, int] = GroupCommit(run_many, limit=4)
 
     async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
         first = asyncio.ensure_future(group(1))
-        await asyncio.sleep(0.05)
+        assert await loop.run_in_executor(None, running.wait, 5)  # its transaction has begun
         rest = [asyncio.ensure_future(group(m)) for m in (2, 3, 13, 5, 6, 7)]
-        await asyncio.sleep(0.05)
+        # Each new task runs up to its wait for a result (joining the queue) before a callback
+        # scheduled after them: the loop runs ready callbacks in the order they were scheduled.
+        queued = asyncio.Event()
+        loop.call_soon(queued.set)
+        await queued.wait()
         gate.set()
         return await asyncio.gather(first, *rest, return_exceptions=True)
 
@@ -287,7 +293,7 @@ def test_when_the_whole_run_fails_every_message_in_it_hears_why_and_the_next_one
 
     async def main() -> tuple[list[Any], str]:
         first = await asyncio.gather(group("a"), return_exceptions=True)
-        return first, await group("b")
+        return list(first), await group("b")
 
     first, second = asyncio.run(main())
     assert isinstance(first[0], ConnectionError) and second == "B"

@@ -92,7 +92,7 @@ def _catalog(lang: str) -> dict[str, str]:
             if not m.id:
                 continue
             if isinstance(m.id, tuple):
-                out[str(m.id[0])] = " | ".join(str(x) for x in m.string)
+                out[str(m.id[0])] = " | ".join(str(x) for x in m.string or ())
             else:
                 out[str(m.id)] = str(m.string)
     return out
@@ -100,7 +100,7 @@ def _catalog(lang: str) -> dict[str, str]:
 
 def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
-        return {str(m.id[0]): tuple(str(x) for x in m.string) for m in read_po(f) if isinstance(m.id, tuple)}
+        return {str(m.id[0]): tuple(str(x) for x in m.string or ()) for m in read_po(f) if isinstance(m.id, tuple)}
 
 
 AGREEING = "reveal.move."

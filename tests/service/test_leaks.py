@@ -16,16 +16,17 @@ import pytest
 from sqlmodel import Session, select
 
 import engine
-from engine import Action, GameConfig, Phase, RuleSet
+from engine import GameConfig, Phase, RuleSet
 from service import render
 from service.db import make_engine
 from service.i18n import gsm7, role_name
 from service.lobby import build_deck
-from service.models import Identity, Outbox, Seat
+from service.models import Game, Identity, Outbox, Seat
 
 from .conftest import Harness
-from .leaks import known_to, leaks
-from .outbox_leaks import check_outbox, play_game
+from .leaks import leaks
+from .outbox_leaks import check_outbox, known_in, play_game
+from .secrecy import known, table_of
 
 SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
             "mythomaniac"]
@@ -36,11 +37,14 @@ END_KEYS = {"game.over"}
 GAMES = 2
 
 
-def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[tuple[str, list[str]]]]:
+Move = tuple[str, str, str | None]
+
+
+def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[tuple[str, list[str]]], list[Move]]:
     rnd = random.Random(seed)
     n = rnd.randint(8, 16)
     players = POOL[:n]
-    specials = [s for s in SPECIALS if rnd.random() < 0.5]
+    specials = ["seer"] + [s for s in SPECIALS if rnd.random() < 0.5]  # the base deck has a Seer: keep him
     if specials.count("freemason") == 1:
         specials.remove("freemason")
     deck = build_deck({"specials": specials}, n) if specials and len(specials) + 3 <= n else None
@@ -48,32 +52,36 @@ def random_game(seed: int) -> tuple[engine.GameState, list[engine.Event], list[t
     state, events = engine.new_game(config, seed)
     log = list(events)
     replies: list[tuple[str, list[str]]] = []
+    moves: list[Move] = []
     for _ in range(60):
         if state.phase is Phase.OVER:
             break
         for p in rnd.sample(players, len(players)):
             acts = engine.legal_actions(state, p)
             if acts and rnd.random() < 0.8:
-                state, ev = engine.apply(state, rnd.choice(acts))
+                act = rnd.choice(acts)
+                state, ev = engine.apply(state, act)
                 log.extend(ev)
+                moves.append((act.actor, act.verb.value, act.target))
         asker = rnd.choice(players)
         replies.append((asker, [a.text() for a in engine.legal_actions(state, asker)]))
         state, ev = engine.close_phase(state, state.phase_no)
         log.extend(ev)
-    return state, log, replies
+    return state, log, replies, moves
 
 
 @pytest.mark.parametrize("chunk", range(4))
 def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
     info = render.Info("K7Q", "Europe/Rome", None)
     for seed in range(chunk * 250, chunk * 250 + 250):
-        state, events, _ = random_game(seed)
+        state, events, _, moves = random_game(seed)
         roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
         lang = ("en", "it", "es")[seed % 3]
         public: dict[tuple[int, bool], str] = {}
+        table = table_of(state, moves)
         for player in state.players:
             view = engine.view(state, player)
-            cards, mates = known_to(player, roles, view["knowledge"])
+            cards, mates = known(table, player)
             reader = render.Reader(player, lang)
             texts = []
             for i, e in enumerate(events):
@@ -125,22 +133,20 @@ def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
     with Session(h.db) as s:
         rows = s.exec(select(Outbox, Identity, Seat).join(Identity, Identity.id == Outbox.identity_id)  # type: ignore[arg-type]
                       .join(Seat, (Seat.identity_id == Identity.id) & (Seat.game_id == Outbox.game_id))).all()  # type: ignore[arg-type]
-        games = {}
+        games: dict[int, tuple[dict[str, str], dict[str, tuple[set[str], set[str]]]]] = {}
         for row, person, seat in rows:
             if row.key in END_KEYS or row.key == "svc.record":
                 continue
             if seat.game_id not in games:
-                from service.models import Game
-
                 g = s.get(Game, seat.game_id)
                 assert g is not None and g.state is not None
-                games[seat.game_id] = engine.from_json(g.state)
-            state = games[seat.game_id]
-            roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
-            cards, mates = known_to(seat.name, roles, engine.view(state, seat.name)["knowledge"])
+                state = engine.from_json(g.state)
+                games[seat.game_id] = ({p: r.value for p, r in state.roles.items()},  # type: ignore[attr-defined]
+                                       known_in(s, g))
+            roles, knows = games[seat.game_id]
+            cards, mates = knows[seat.name]
             assert not leaks(row.text, seat.name, person.language, roles, cards, mates), row.text
     assert len(rows) > 300
-    _ = Action
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from sqlalchemy import Engine, text
@@ -29,6 +29,7 @@ from service.delivery.rows import ABANDONED
 from service.models import GameEvent, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
+from tests.databases import missing
 from worker.celery_app import make_celery
 
 from .conftest import HOST, REDIS_URL, Clock, Table, act
@@ -45,7 +46,7 @@ class FileClock(Clock):
         self.path = path
         self.set(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
 
-    @property  # type: ignore[override]
+    @property
     def now(self) -> datetime:
         return datetime.now(UTC) + self.lead
 
@@ -124,7 +125,15 @@ class Worker:
         return f"{own}\n--- the worker {'runs' if code is None else f'exited with {code}'} ---"
 
 
-def wait(what: Callable[[], Any], worker: Worker, timeout: float = 30, why: str = "",
+class Watched(Protocol):
+    """What ``wait`` reports on when it times out (a ``Worker``, or the kill test's processes)."""
+
+    def dump_stacks(self) -> None: ...
+
+    def tail(self) -> str: ...
+
+
+def wait(what: Callable[[], Any], worker: Watched, timeout: float = 30, why: str = "",
          state: Callable[[], str] | None = None) -> Any:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -237,8 +246,12 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
             phases += 1
         assert table.game().status == "over"
         # Game time goes on while the last texts drain (a backoff after a timeout is game time too).
-        wait(lambda: table.advance(minutes=10) or _settled(pg), worker, timeout=drain_timeout(pg),
-             why="the outbox to drain", state=lambda: _unsettled(pg))
+        def later_and_settled() -> bool:
+            table.advance(minutes=10)
+            return _settled(pg)
+
+        wait(later_and_settled, worker, timeout=drain_timeout(pg), why="the outbox to drain",
+             state=lambda: _unsettled(pg))
     finally:
         worker.stop()
     rows = table.rows()
@@ -320,7 +333,7 @@ class RedisServer:
 
     def __init__(self, tmp: Path) -> None:
         if shutil.which("redis-server") is None:
-            pytest.skip("no redis-server binary")
+            missing("Redis", "no redis-server binary on PATH to start one of the test's own")
         self.port = _port_for_a_server()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log_path = tmp / "redis.log"

@@ -31,6 +31,13 @@ def players(n: int) -> tuple[str, ...]:
     return tuple(f"p{i:02d}" for i in range(n))
 
 
+def tabula_game(config: GameConfig, seed: int) -> tuple[TabulaState, list[engine.Event]]:
+    """``engine.new_game`` of a ``tabula`` or ``aura`` game, its state typed as what it is."""
+    state, events = engine.new_game(config, seed)
+    assert isinstance(state, TabulaState)
+    return state, events
+
+
 def test_the_seven_themes_are_registered_by_snake_case_name() -> None:
     assert set(deck.THEMES) == set(RANGES)
     for key, (lo, hi) in RANGES.items():
@@ -42,13 +49,13 @@ def test_theme_dealt_for_every_count_of_its_range(key: str) -> None:
     lo, hi = RANGES[key]
     for n in range(lo, hi + 1):
         for seed in (1, 2):
-            state, events = engine.new_game(GameConfig(RuleSet.TABULA, players(n), theme=key), seed)
+            state, events = tabula_game(GameConfig(RuleSet.TABULA, players(n), theme=key), seed)
             cards = list(state.roles.values())
             assert len(cards) == n
             deck.validate(cards, n, minimum=lo, theme=key)  # its own Werewolf count
             assert events[0].data["deck"] == dict(sorted(Counter(r.value for r in cards).items()))
             assert state.options["theme"] == key
-            again, _ = engine.new_game(GameConfig(RuleSet.TABULA, players(n), theme=key), seed)
+            again, _ = tabula_game(GameConfig(RuleSet.TABULA, players(n), theme=key), seed)
             assert again.roles == state.roles
 
 
@@ -114,7 +121,7 @@ def test_bracketed_conditions() -> None:
 
 
 def options(key: str, n: int) -> dict[str, object]:
-    state, _ = engine.new_game(GameConfig(RuleSet.TABULA, players(n), theme=key), 1)
+    state, _ = tabula_game(GameConfig(RuleSet.TABULA, players(n), theme=key), 1)
     return dict(state.options)
 
 
@@ -125,7 +132,7 @@ def test_themes_set_the_deadly_owl_man() -> None:
     assert options("mythomania", 19)["deadly_owl"] is False
     assert options("mythomania", 20)["deadly_owl"] is True
     assert "deadly_owl" not in options("the_night_shift", 12)
-    state, _ = engine.new_game(GameConfig(RuleSet.TABULA, players(12), theme="nights_of_blood",
+    state, _ = tabula_game(GameConfig(RuleSet.TABULA, players(12), theme="nights_of_blood",
                                           options={"deadly_owl": False}), 1)
     assert state.options["deadly_owl"] is False  # the host's own option wins
 
@@ -133,7 +140,7 @@ def test_themes_set_the_deadly_owl_man() -> None:
 def test_a_deck_may_mix_expansion_and_base_characters() -> None:
     mix = ["werewolf", "lara", "seer", "fortune_teller", "werecow", "darius", "baron_samedi", "hamlet",
            "dr_jekyll", "bodyguard", "owl_man", "villager"]
-    state, _ = engine.new_game(GameConfig(RuleSet.TABULA, players(12), deck=tuple(mix)), 3)
+    state, _ = tabula_game(GameConfig(RuleSet.TABULA, players(12), deck=tuple(mix)), 3)
     assert sorted(r.value for r in state.roles.values()) == sorted(mix)
     with pytest.raises(InvalidSetup) as e:
         engine.new_game(GameConfig(RuleSet.TABULA, players(12), deck=tuple([*mix[:-1], "lara"])), 3)
@@ -144,8 +151,8 @@ def test_a_deck_may_mix_expansion_and_base_characters() -> None:
 def test_aura_four_players_three_of_four_at_random_and_hidden() -> None:
     seen = set()
     for seed in range(40):
-        state, events = engine.new_game(GameConfig(RuleSet.AURA, players(4)), seed)
-        counts = Counter(state.roles.values())
+        state, events = tabula_game(GameConfig(RuleSet.AURA, players(4)), seed)
+        counts: Counter[Role] = Counter(state.roles.values())
         assert counts[R.WEREWOLF] == 1 and sum(counts[r] for r in FOUR_OF) == 3 and len(counts) == 4
         seen.add(frozenset(counts))
         started = events[0]
@@ -156,7 +163,7 @@ def test_aura_four_players_three_of_four_at_random_and_hidden() -> None:
 
 @pytest.mark.parametrize("n", [5, 6, 7])
 def test_aura_fixed_sets(n: int) -> None:
-    state, events = engine.new_game(GameConfig(RuleSet.AURA, players(n)), 9)
+    state, events = tabula_game(GameConfig(RuleSet.AURA, players(n)), 9)
     assert sorted(state.roles.values()) == sorted(SETS[n])
     assert events[0].data["deck"] == dict(sorted(Counter(r.value for r in SETS[n]).items()))
     for p in state.players:

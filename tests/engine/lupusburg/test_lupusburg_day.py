@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from lupusburg_helpers import find, four, keys, lynch, play
 
 from engine import IllegalAction, legal_actions, view
 from engine.lupusburg.setup import COINS
 from engine.lupusburg.state import LupusburgState
+
+from .lupusburg_helpers import find, four, keys, lynch, play
 
 
 def day1(**options: object) -> LupusburgState:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from lupusburg_helpers import find, four, game, lynch, play
 
-from engine import IllegalAction, Phase, Team, outcome, public_view, summary
+from engine import Event, IllegalAction, Phase, Team, outcome, public_view, summary
 from engine.lupusburg import scoring
 from engine.lupusburg.state import LupusburgState
+
+from .lupusburg_helpers import find, four, game, lynch, play
 
 
 def test_werewolf_wins_at_parity_after_a_night() -> None:
@@ -28,7 +29,7 @@ def test_werewolf_wins_at_parity_after_a_night() -> None:
     assert keys_after(events, "night.dawn") == ["game.over"], "no day starts"
 
 
-def keys_after(events: list, key: str) -> list[str]:  # type: ignore[type-arg]
+def keys_after(events: list[Event], key: str) -> list[str]:
     i = [e.key for e in events].index(key)
     return [e.key for e in events[i + 1:]]
 

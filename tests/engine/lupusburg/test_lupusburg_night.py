@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lupusburg_helpers import find, four, keys, lynch, play
 
 from engine import IllegalAction, Phase, close_phase, legal_actions
+
+from .lupusburg_helpers import find, four, keys, lynch, play
 
 
 def test_thief_learns_character_and_chest_at_close_only() -> None:

@@ -8,7 +8,6 @@ import random
 from collections import Counter
 
 import pytest
-from lupusburg_helpers import check_secrecy, random_game
 
 from engine import IllegalAction, Team, apply, from_json, to_json, view
 from engine.lupusburg.houses import all_houses, houses_of, owner
@@ -17,6 +16,8 @@ from engine.lupusburg.state import LupusburgState
 from engine.lupusburg.voting import ballot_votes, tokens_left
 from engine.notation import parse_move
 from engine.types import Phase, Role
+
+from .lupusburg_helpers import check_secrecy, random_game
 
 GAMES_PER_COUNT = 50
 
@@ -82,7 +83,7 @@ def try_bad_move(rnd: random.Random, s: LupusburgState) -> None:
 @pytest.mark.parametrize("n", range(4, 9))
 def test_random_playouts(n: int) -> None:
     rnd = random.Random(n)
-    endings = Counter()
+    endings: Counter[Team] = Counter()
     for seed in range(GAMES_PER_COUNT):
         final = None
         for before, events, after in random_game(n, seed):
@@ -108,7 +109,7 @@ def twin(s: LupusburgState, viewer: str, x: str, y: str) -> LupusburgState:
         cards[hx], cards[hy] = s.cards[hy], s.cards[hx]
     chests = {**s.chests, x: s.chests[y], y: s.chests[x]}
     mine = {Role.WEREWOLF: "werewolf", Role.THIEF: "thief"}.get(s.role_of(viewer))
-    choices = {k: (v, s.living()[0]) for k, v in s.choices.items() if k != mine}
+    choices = {k: (v[0], s.living()[0]) for k, v in s.choices.items() if k != mine}
     choices.update({k: v for k, v in s.choices.items() if k == mine})
     bets = {p: (b if p == viewer else (viewer, 2)) for p, b in s.bets.items()}
     draws = {p: (d if p == viewer else (viewer, tuple(sorted(d[1])))) for p, d in s.draws.items()}

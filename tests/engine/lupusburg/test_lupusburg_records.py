@@ -3,13 +3,16 @@ nobody a character he may not know."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
-from lupusburg_helpers import RECORDS, check_secrecy
 
 from engine import summary
 from engine.lupusburg.state import LupusburgState
 from engine.record import load_record, steps
+
+from .lupusburg_helpers import RECORDS, check_secrecy
 
 ALL = sorted(RECORDS.glob("*.yaml"))
 #: Records played to their end; the others stop at a refused move (``expect_error``), which
@@ -25,7 +28,7 @@ def test_there_are_records() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_record_replays_as_expected(path) -> None:  # type: ignore[no-untyped-def]
+def test_record_replays_as_expected(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     expect = yaml.safe_load(text)["expect"]
     before = None

@@ -4,15 +4,17 @@ of players, the first Burgomaster rotates."""
 from __future__ import annotations
 
 import pytest
-from lupusburg_helpers import NAMES, RECORDS
 
-from engine import InvalidSetup, Outcome, Phase, Team, close_phase, legal_actions, new_game
+from engine import GameConfig, InvalidSetup, Outcome, Phase, Team, close_phase, legal_actions, new_game
 from engine import apply as play_action
 from engine.lupusburg import series
+from engine.lupusburg.state import LupusburgState
 from engine.record import load_record, replay
 
+from .lupusburg_helpers import NAMES, RECORDS
 
-def finish_randomly(config, seed):  # type: ignore[no-untyped-def]
+
+def finish_randomly(config: GameConfig, seed: int) -> LupusburgState:
     import random
 
     rnd = random.Random(seed)
@@ -23,6 +25,7 @@ def finish_randomly(config, seed):  # type: ignore[no-untyped-def]
             state, _ = close_phase(state, state.phase_no)
         else:
             state, _ = play_action(state, rnd.choice(moves))
+    assert isinstance(state, LupusburgState)
     return state
 
 
@@ -33,10 +36,11 @@ def test_series_rotates_the_first_burgomaster_and_adds_up() -> None:
         first, _ = new_game(config, 100 + game_no)
         assert first.to_dict()["burgomaster"] == NAMES[game_no % 5], "ann, bob, cat, dan, eve, ann, bob"
         state = finish_randomly(config, 100 + game_no)
-        before = s.totals
-        s = series.add(s, state.outcome)
+        before, out = s.totals, state.outcome
+        assert out is not None and out.scores is not None
+        s = series.add(s, out)
         for p in s.players:
-            assert s.totals[p] == before[p] + state.outcome.scores[p]
+            assert s.totals[p] == before[p] + out.scores[p]
     assert len(s.games) == 7
     assert sum(s.totals.values()) == sum(sum(g.values()) for g in s.games)
     assert series.Series.from_dict(s.to_dict()) == s

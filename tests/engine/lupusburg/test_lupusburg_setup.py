@@ -4,14 +4,17 @@ Burgomaster, and refusals of every bad setup."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
-from lupusburg_helpers import FOUR, find, four, game, game_and_events
 
 from engine import InvalidSetup, Phase
 from engine.lupusburg.houses import houses_of
 from engine.lupusburg.setup import COINS
 from engine.types import Role
+
+from .lupusburg_helpers import FOUR, find, four, game, game_and_events
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
 
@@ -104,7 +107,8 @@ def test_burgomaster_option() -> None:
         (NAMES[:4], None, {"burgomaster": "zed"}, "setup.bad_burgomaster"),
     ],
 )
-def test_bad_setups_are_refused(players, roles, options, key) -> None:  # type: ignore[no-untyped-def]
+def test_bad_setups_are_refused(players: Sequence[str], roles: dict[str, Any] | None, options: dict[str, Any],
+                                key: str) -> None:
     with pytest.raises(InvalidSetup) as err:
         game(players, roles, **options)
     assert err.value.key == key and err.value.reason

@@ -4,11 +4,12 @@ lynching, ties toward the Burgomaster (counting starts with him), the Burgomaste
 from __future__ import annotations
 
 import pytest
-from lupusburg_helpers import find, four, game, lynch, play
 
 from engine import IllegalAction, Phase, legal_actions, public_view
 from engine.lupusburg.state import LupusburgState
 from engine.lupusburg.voting import ballot_votes
+
+from .lupusburg_helpers import find, four, game, lynch, play
 
 FIVE = ("andrew", "bea", "carl", "david", "emma")
 FIVE_ROLES = {"andrew": ["townsfolk", "townsfolk"], "bea": ["townsfolk", "townsfolk"],

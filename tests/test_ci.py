@@ -1,0 +1,122 @@
+"""CI cannot go green with a service missing or a test skipped that may not be.
+
+.ci/run requires every service the suite uses; a Redis test with Redis gone fails under
+``LUPUS_REQUIRE_REDIS``, naming the address it looked at; and the skip gate (``tests/skips.py``)
+fails a run for any skip not on its list. The last two are checked by running pytest on a small
+module of tests in a subprocess, as CI would (its exit status is what CI reads)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests import skips
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NEEDS_REDIS = '''
+from tests.databases import flushed_redis, redis_url
+
+def test_needs_redis():
+    with flushed_redis(redis_url(3)):
+        pass
+'''
+
+
+def _dead_port() -> int:
+    """A port nothing listens on (bound, then freed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def _pytest(tmp: Path, body: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """pytest on one module of tests, outside the repository's configuration but with its gate."""
+    test = tmp / "test_it.py"
+    test.write_text(textwrap.dedent(body))
+    base = {k: v for k, v in os.environ.items() if not k.startswith("LUPUS_REQUIRE_")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "tests.skips", "-p", "no:cacheprovider",
+                           str(test)], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=120)
+
+
+def test_ci_requires_every_service_the_suite_uses() -> None:
+    run = (ROOT / ".ci" / "run").read_text()
+    for service in ("REDIS", "POSTGRES", "BROWSER"):
+        assert f"export LUPUS_REQUIRE_{service}=1" in run, service
+    assert "tests/mutations/run.py" in run
+
+
+def test_a_missing_redis_fails_where_it_is_required_naming_the_port(tmp_path: Path) -> None:
+    port = str(_dead_port())
+    required = _pytest(tmp_path, NEEDS_REDIS, LUPUS_TEST_REDIS_PORT=port, LUPUS_REQUIRE_REDIS="1")
+    assert required.returncode == 1, required.stdout
+    assert f"Redis is not running: nothing answers at redis://127.0.0.1:{port}/3" in required.stdout
+    assert "LUPUS_REQUIRE_REDIS is set" in required.stdout
+
+
+def test_a_missing_redis_is_a_loud_skip_where_it_is_not_required(tmp_path: Path) -> None:
+    port = str(_dead_port())
+    local = _pytest(tmp_path, NEEDS_REDIS, LUPUS_TEST_REDIS_PORT=port)
+    assert local.returncode == 0, local.stdout
+    assert "1 skipped" in local.stdout and f"redis://127.0.0.1:{port}/3" in local.stdout
+    assert "CI sets LUPUS_REQUIRE_REDIS and fails these instead" in local.stdout
+
+
+def test_a_skip_on_no_list_fails_the_run(tmp_path: Path) -> None:
+    got = _pytest(tmp_path, '''
+        import pytest
+
+        def test_fine():
+            pass
+
+        def test_skipped():
+            pytest.skip("not today")
+
+        @pytest.mark.skipif(True, reason="never here")
+        def test_marked():
+            pass
+        ''')
+    assert got.returncode == 1, got.stdout
+    assert "2 skipped that may not be: the run fails" in got.stdout
+    assert "test_it.py::test_skipped: not today" in got.stdout and "never here" in got.stdout
+
+
+def test_a_module_skipped_whole_fails_the_run(tmp_path: Path) -> None:
+    got = _pytest(tmp_path, '''
+        import pytest
+
+        missing = pytest.importorskip("no_such_module_here")
+
+        def test_never_collected():
+            pass
+        ''')
+    assert got.returncode == 1, got.stdout
+    assert "no_such_module_here" in got.stdout
+
+
+def test_a_services_skip_fails_where_that_service_is_required(tmp_path: Path) -> None:
+    """Even a skip with the allowed words, made by hand, fails under the variable that requires it."""
+    body = '''
+        import pytest
+
+        def test_by_hand():
+            pytest.skip("Redis is not running: somewhere")
+        '''
+    assert _pytest(tmp_path, body).returncode == 0
+    assert _pytest(tmp_path, body, LUPUS_REQUIRE_REDIS="1").returncode == 1
+
+
+@pytest.mark.parametrize("entry", skips.ALLOWED, ids=lambda e: e.name)
+def test_the_readme_explains_every_skip_allowed(entry: skips.Allowed) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Skipped tests", 1)[1].split("\n## ", 1)[0]
+    assert f"`{entry.name}`" in section, entry.name
+    if entry.unless:
+        assert entry.unless in section
