@@ -35,11 +35,18 @@ def keyboards(p: TgPlayer, since: int) -> list[tuple[dict[str, Any], str]]:
             for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []) for button in row]
 
 
+def button_data(stack: Stack, verb: str, target: str) -> str:
+    """What a button for ``verb target`` carries now: the game, the phase it was made for, and the
+    move with the target's seat (``#CODE/3 vote 2``), so that a tap from another phase does nothing."""
+    state: Any = engine.from_json(stack.game().state or "")
+    return f"#{stack.game().code}/{stack.game().phase_no} {verb} {state.players.index(target) + 1}"
+
+
 def assert_buttons(stack: Stack, p: TgPlayer, name: str, since: int) -> None:
     """A Telegram player who may act this phase got a button for each thing he may do: his
-    choices as the engine lists them, each as a button carrying the move (``#CODE vote bob``)."""
+    choices as the engine lists them, each as a button carrying the move (``button_data``)."""
     state: Any = engine.from_json(stack.game().state or "")
-    must = {f"#{stack.game().code} {a.text()}" for a in engine.legal_actions(state, name)}
+    must = {button_data(stack, a.verb.value, a.target or "") for a in engine.legal_actions(state, name)}
     got = {data for _, data in keyboards(p, since)}
     assert must <= got, (name, state.phase.value, sorted(must - got))
 
@@ -51,7 +58,8 @@ def act(p: TgPlayer | SmsPlayer, verb: str, target: str, since: int = 0) -> None
     if isinstance(p, SmsPlayer):
         p.say(f"{verb.upper()} {number_for(p, target)}")
         return
-    buttons = [(msg, data) for msg, data in keyboards(p, since) if data.endswith(f" {verb} {target}")]
+    want = button_data(p.stack, verb, target)
+    buttons = [(msg, data) for msg, data in keyboards(p, since) if data == want]
     assert buttons, f"{p.first_name} has no button for {verb} {target} this phase"
     msg, data = buttons[-1]
     r = p.stack.post_update(inbound.callback_update(p.user, data, msg))
