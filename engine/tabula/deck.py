@@ -70,12 +70,16 @@ def default_deck(n: int) -> list[Role]:
 
 
 def complete(specials: Sequence[str], n: int) -> list[str]:
-    """The host's chosen characters (role names) with the Werewolves ``n`` players take added
-    (those named, Lara among them, count: "Lara ... as an alternative to one of the Werewolves")
-    and Villagers for the rest. More Werewolves named than the count takes stay: ``validate``
-    then refuses the deck and says how many it takes."""
-    named = sum(1 for r in parse_roles(specials) if r in CHARACTERS and CHARACTERS[r].wolf)
-    cards = [Role.WEREWOLF.value] * max(0, wolves_for(n) - named) + list(specials)
+    """The host's chosen characters (role names) added to the base deck, as the rulebook builds
+    one ("with 8 players use 5 Villagers, 2 Werewolves and 1 Seer; with 9 or more, add Villagers
+    and/or Special characters"): the Werewolves ``n`` players take (those named, Lara among them,
+    count: "Lara ... as an alternative to one of the Werewolves"), the Seer unless named, and
+    Villagers for the rest. More Werewolves named than the count takes stay: ``validate`` then
+    refuses the deck and says how many it takes."""
+    roles = parse_roles(specials)
+    named = sum(1 for r in roles if r in CHARACTERS and CHARACTERS[r].wolf)
+    seer = [] if Role.SEER in roles else [Role.SEER.value]
+    cards = [Role.WEREWOLF.value] * max(0, wolves_for(n) - named) + seer + list(specials)
     return cards + [Role.VILLAGER.value] * max(0, n - len(cards))
 
 

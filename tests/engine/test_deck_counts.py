@@ -95,6 +95,11 @@ def test_a_hosts_characters_are_completed_with_the_werewolves_the_count_takes() 
     assert engine.complete_deck(["seer", "medium"], 9) == ["werewolf", "werewolf", "seer", "medium"] + ["villager"] * 5
     assert engine.complete_deck(["lara", "seer"], 16).count("werewolf") == 2
     assert engine.complete_deck(["werewolf", "seer"], 8).count("werewolf") == 2  # named ones count among them
+    # The Seer belongs to the base deck ("5 Villagers, 2 Werewolves and 1 Seer"): naming other
+    # characters adds them to it, it does not take him out.
+    assert engine.complete_deck(["medium", "bodyguard"], 9) == ["werewolf", "werewolf", "seer", "medium",
+                                                                "bodyguard"] + ["villager"] * 4
+    assert engine.complete_deck(["seer", "medium"], 9).count("seer") == 1
     too_many = engine.complete_deck(["werewolf", "werewolf", "werewolf", "seer"], 15)
     assert too_many.count("werewolf") == 3 and len(too_many) == 15  # kept, for new_game to refuse
     with pytest.raises(InvalidSetup) as e:
