@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from service.delivery.senders import Keyboard
 
 TELEGRAM_MAX = 4096
-TWILIO_MAX = 1600
+TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
+MAX_LEN = {"telegram": TELEGRAM_MAX, "sms": TWILIO_MAX}
+"""The longest text one message of each channel may hold."""
 
 
 @dataclass(frozen=True)

@@ -1,34 +1,52 @@
 from __future__ import annotations
 
-import pytest
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
+from sqlalchemy import Engine
+
+from service.db import make_engine
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
 from tests.databases import flushed_redis, redis_url
+from tests.service.conftest import sqlite_template  # noqa: F401 - a migrated SQLite database to copy
 
 TOKEN = "123456:TEST-token_abc"
 REDIS_URL = redis_url(9)  # this package's own database, flushed around each test
 
 
 @pytest.fixture
-def redis_db():
+def redis_db() -> Iterator[Any]:
     with flushed_redis(REDIS_URL) as client:
         yield client
 
 
 @pytest.fixture
-def fake_telegram():
+def fake_telegram() -> Iterator[FakeTelegram]:
     fake = FakeTelegram(TOKEN)
     with ServerThread(fake.app) as url:
-        fake.url = url
+        fake.url = url  # type: ignore[attr-defined]
         yield fake
 
 
 @pytest.fixture
-def fake_twilio():
+def fake_twilio() -> Iterator[FakeTwilio]:
     fake = FakeTwilio()
     fake.add_messaging_service("MG" + "1" * 32)
     with ServerThread(fake.app) as url:
-        fake.url = url
+        fake.url = url  # type: ignore[attr-defined]
         yield fake
+
+
+@pytest.fixture
+def lite(tmp_path: Path, sqlite_template: Path) -> Iterator[Engine]:  # noqa: F811
+    """A migrated SQLite database of the test's own."""
+    path = tmp_path / "lupus.db"
+    shutil.copy(sqlite_template, path)
+    eng = make_engine(f"sqlite:///{path}")
+    yield eng
+    eng.dispose()
