@@ -92,6 +92,9 @@ BEGIN_LEAD = 0.1
 # platform's one-second window (Telegram's 30 a second with ours at 28 leaves about 70 ms of slack):
 # it takes the next free slot instead (`Limiter.rebook`).
 LATE = 0.02
+GAVE_UP = "gave up"
+"""How ``last_error`` begins for a text every attempt at which met a platform that was down; any
+other text failed with its reader reachable was refused by the platform."""
 
 
 @dataclass
@@ -215,17 +218,19 @@ def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: d
         report.deferred[oid] = max(1.0, (wait - now).total_seconds())
 
 
-def _batches(chat: _Chat) -> list[_Send]:
+def _batches(chat: _Chat, sender: Sender) -> list[_Send]:
     """What the chat's claimed rows go out as, in order: a text too long for one message in parts,
     each where the last attempt left off; a group's texts merged into as few messages as fit."""
     first = chat.rows[0]
     limit = MAX_LEN.get(first.channel)
+    # Measured as the sender will send it (Twilio's: GSM-7, where "…" is "...").
+    prepare: Callable[[str], str] = getattr(sender, "prepare", lambda text: text)
     sends: list[_Send] = []
     for r in chat.rows:
-        if r.action or limit is None or len(r.text) <= limit:
+        if r.action or limit is None or len(prepare(r.text)) <= limit:
             sends.append(_Send(r.text, r.buttons, [r]))
             continue
-        pieces = split(r.text, limit)
+        pieces = split(prepare(r.text), limit)
         sends += [_Send(piece, r.buttons if k == len(pieces) - 1 else None, [r], k, len(pieces))
                   for k, piece in enumerate(pieces) if k >= r.parts_sent]
     if chat_kind(first.channel, first.address) != "group" or len(sends) < 2:
@@ -250,7 +255,7 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
     chat's texts stay in order) that the limiter lets through are begun in one transaction, sent at
     once (the Telegram sender's calls share its event loop and connection pool), and the sent ones
     settled in one transaction."""
-    queue = [(c, _batches(c)) for c in chats]
+    queue = [(c, _batches(c, run.senders[c.rows[0].channel])) for c in chats]
     with ThreadPoolExecutor(run.concurrency, thread_name_prefix="lupus-send") as pool:
         while queue:
             mono = time.monotonic()
@@ -397,7 +402,7 @@ def _record(run: _Run, result: SendResult, send: _Send, behind: list[Row], kind:
         return False
     if result.status is SendStatus.TRANSIENT:
         if first.token >= run.max_attempts:
-            _failed(run, rows, f"gave up after {first.token} attempts: {result.error or 'transient'}")
+            _failed(run, rows, f"{GAVE_UP} after {first.token} attempts: {result.error or 'transient'}")
             release(db, behind, now)
             return False
         seconds = min(3600.0, 5.0 * 2 ** first.token)
