@@ -28,8 +28,12 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   second time is marked ``failed`` (``last_error`` says why) rather than risk a third copy. So: at
   most one extra copy, and only after a crash in that window; ``dedup_key`` in the logs and in
   Twilio's status callback lets an operator see it.
-- Per chat, in order: a row is not claimed while an earlier row for the same person is waiting
-  (deferred or being sent), and when one row is deferred, those behind it are deferred with it.
+- Per chat, in order, always: the order is the rows' ids, as the service committed them. A claim
+  takes a chat's rows only from its first unsent row on, without a gap: never a row while an earlier
+  row of its chat waits (deferred, backing off, reserved or in flight, or being claimed this very
+  moment by another worker, whose lock hides it from the query); and when one row is deferred, those
+  behind it are deferred with it. A task that asks for ids takes everything due for their chats, so
+  the rows a later command wrote never overtake an earlier command's that are due but not asked for.
 - At once: a pass sends in rounds, each the next batch of up to ``concurrency`` chats the limiter
   lets through (one batch per chat, so each chat stays in order), begun in one statement, sent
   together, and the sent rows settled in one statement. The limiter books each send a slot up to
@@ -38,11 +42,17 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   sends whose slots are near are begun together just before them (``BEGIN_LEAD``), so a row is
   still in flight only for its HTTP call and the moment before it. A send that wakes up too late
   for its slot (``LATE``) takes the next free one rather than crowd the sends booked after it.
-- A group's queued texts on Telegram go out merged into one message (20 a minute is little).
+- Merged and split: what is queued for a Telegram group goes out merged into as few messages as
+  fit (20 a minute is little: a burst of joins reaches the group in a few messages, the last with
+  the final count). A text longer than its platform takes (``batching.MAX_LEN``: Twilio refuses
+  over 1,600 characters) goes as consecutive parts, each a send of its own; ``parts_sent`` says how
+  many the platform took, so a retry or a crash goes on from there.
 - Outcomes: a 429 / RetryAfter penalizes the chat in the limiter and defers it; a transient error
-  retries with exponential backoff until ``max_attempts``; a permanent one (blocked, STOP, error
-  21610, no such chat) marks the person unreachable or opted out, fails what is queued for him and
-  tells the host of each game concerned.
+  retries with exponential backoff until ``max_attempts``; a permanent one for the person (blocked,
+  STOP, error 21610, no such chat) marks him unreachable or opted out, fails what is queued for him
+  and tells the host of each game concerned (a warning: his choice, not a fault). A text refused for
+  itself, or that gave up, fails alone: an error in the log, and ``Report.lost`` for the hosts
+  (``service.failures``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
 from tests.databases import flushed_redis, redis_url
-from tests.service.conftest import sqlite_template  # noqa: F401 - a migrated SQLite database to copy
+from tests.service.conftest import pg_url, sqlite_template  # noqa: F401 - databases of the service's tests
 
 TOKEN = "123456:TEST-token_abc"
 REDIS_URL = redis_url(9)  # this package's own database, flushed around each test
