@@ -346,7 +346,7 @@ def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[
                                            first.text, first.dedup_key))
             else:
                 futures.append(pool.submit(_at, slot, rebook, sender.send, first.address, send.text,
-                                           buttons=send.buttons, dedup_key=_key(send)))
+                                           buttons=send.buttons, dedup_key=first.dedup_key))
     results = [f.result() for f in futures]
     done = [batches[0] for (_, batches), res in zip(go, results, strict=True) if res.ok and not res.new_address]
     if sent := [r for send in done if send.finishes for r in send.rows]:  # the common case, settled together
@@ -369,12 +369,6 @@ def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[
             batches.pop(0)
         else:
             chat.done = True
-
-
-def _key(send: _Send) -> str:
-    """The dedup key a send carries: its first row's, and for a part, which part."""
-    key = send.rows[0].dedup_key
-    return f"{key}#{send.part + 1}/{send.parts}" if send.parts > 1 else key
 
 
 def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult], *args: Any,

@@ -88,7 +88,7 @@ def test_a_part_the_platform_took_is_not_sent_again_after_an_error(lite: Engine)
     assert _squash("".join(sender.texts(TO))) == _squash(long)
     (row,) = _rows(lite)
     assert row.status == "sent"
-    assert len({c.dedup_key for c in sender.delivered}) == 3  # each part names its row and itself
+    assert {c.dedup_key for c in sender.delivered} == {row.dedup_key}  # each part names its row (Twilio's callback)
 
 
 def test_a_worker_that_dies_half_way_sends_again_only_the_part_in_flight(lite: Engine) -> None:
