@@ -9,9 +9,9 @@ Telegram's flood limits as it answers them (`TelegramLimits`): about 30 messages
 bot, 20 a minute in a group, and in a private chat a short burst then one a second, which is a
 bucket (a burst of 3 refilled at one a second: a fourth text sooner than a second after a burst of
 three is refused, however it is spread) rather than a window. A refused send gets 429 with
-`retry_after` in whole seconds, rounded up, and Telegram then holds that chat (or the bot, when
-the bot's own limit refused it) to it: every send there before the time is up is refused too,
-with what is left of the wait, and counts for nothing.
+`retry_after` in whole seconds, rounded up, and Telegram then holds that chat to it: every send
+there before the time is up is refused too, with what is left of the wait, and counts for nothing.
+(The bot's own limit refuses by its window alone: sends to other chats go on as it allows.)
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ class FakeTelegram:
         if waits:
             retry_after = max(1, math.ceil(max(waits.values()) - 1e-9))
             if self.limits.flood_wait:  # a hold once given is kept, not lengthened by the sends it refuses
-                for key in refused - {k for k in waits if self._held.get(k, 0.0) - now > 1e-9}:
+                for key in refused - {"bot"} - {k for k in waits if self._held.get(k, 0.0) - now > 1e-9}:
                     self._held[key] = now + math.ceil(waits[key] - 1e-9)
             return retry_after
         for key, limit in checks:
