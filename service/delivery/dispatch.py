@@ -69,7 +69,7 @@ import structlog
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from service.delivery.batching import MAX_LEN, merge, split
+from service.delivery.batching import Send, sends
 from service.delivery.limiter import Limiter
 from service.delivery.rows import (
     Row,
@@ -82,7 +82,7 @@ from service.delivery.rows import (
     settle,
     unreachable,
 )
-from service.delivery.senders import Keyboard, PermanentReason, Sender, SendResult, SendStatus, perform
+from service.delivery.senders import PermanentReason, Sender, SendResult, SendStatus, perform
 from service.models import Outbox, utcnow
 
 log = structlog.get_logger(__name__)
@@ -119,22 +119,6 @@ class Report:
 
     def soonest(self) -> float | None:
         return min(self.deferred.values(), default=None)
-
-
-@dataclass
-class _Send:
-    """One message to send: one row, several rows merged (a group's queue), or one part of a row
-    too long for one message (``part`` of ``parts``; the row is sent once its last part is)."""
-
-    text: str
-    buttons: Keyboard | None
-    rows: list[Row]
-    part: int = 0
-    parts: int = 1
-
-    @property
-    def finishes(self) -> bool:
-        return self.part == self.parts - 1
 
 
 @dataclass
@@ -228,44 +212,12 @@ def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: d
         report.deferred[oid] = max(1.0, (wait - now).total_seconds())
 
 
-def _batches(chat: _Chat, sender: Sender) -> list[_Send]:
-    """What the chat's claimed rows go out as, in order: a text too long for one message in parts,
-    each where the last attempt left off; a group's texts merged into as few messages as fit."""
-    first = chat.rows[0]
-    limit = MAX_LEN.get(first.channel)
-    # Measured as the sender will send it (Twilio's: GSM-7, where "…" is "...").
-    prepare: Callable[[str], str] = getattr(sender, "prepare", lambda text: text)
-    sends: list[_Send] = []
-    for r in chat.rows:
-        if r.action or limit is None or len(prepare(r.text)) <= limit:
-            sends.append(_Send(r.text, r.buttons, [r]))
-            continue
-        pieces = split(prepare(r.text), limit)
-        sends += [_Send(piece, r.buttons if k == len(pieces) - 1 else None, [r], k, len(pieces))
-                  for k, piece in enumerate(pieces) if k >= r.parts_sent]
-    if chat_kind(first.channel, first.address) != "group" or len(sends) < 2:
-        return sends
-    out: list[_Send] = []
-    run: list[_Send] = []  # whole texts in a row, to merge (a part or an act travels alone)
-    for send in [*sends, None]:
-        if send is not None and send.parts == 1 and not send.rows[0].action:
-            run.append(send)
-            continue
-        if run:
-            merged = merge([(x.text, x.buttons) for x in run], limit or MAX_LEN["telegram"])
-            out += [_Send(b.text, b.buttons, [r for i in b.items for r in run[i].rows]) for b in merged]
-            run = []
-        if send is not None:
-            out.append(send)
-    return out
-
-
 def _send_chats(run: _Run, chats: list[_Chat]) -> None:
     """Rounds of sends: in each, the next batch of up to ``concurrency`` ready chats (one each, so a
     chat's texts stay in order) that the limiter lets through are begun in one transaction, sent at
     once (the Telegram sender's calls share its event loop and connection pool), and the sent ones
     settled in one transaction."""
-    queue = [(c, _batches(c, run.senders[c.rows[0].channel])) for c in chats]
+    queue = [(c, sends(c.rows, getattr(run.senders[c.rows[0].channel], "prepare", None))) for c in chats]
     with ThreadPoolExecutor(run.concurrency, thread_name_prefix="lupus-send") as pool:
         while queue:
             mono = time.monotonic()
@@ -277,7 +229,7 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
                 if soonest - mono > SHORT_WAIT or soonest > run.until:
                     break  # nothing can go now
                 time.sleep(soonest - mono)
-            granted: list[tuple[_Chat, list[_Send], float]] = []
+            granted: list[tuple[_Chat, list[Send], float]] = []
             for asked, (chat, batches) in enumerate(queue):
                 # (Asking the limiter for many chats once the bot's own limit is reached only
                 # collects refusals: a round asks for at most twice what it can send.)
@@ -303,7 +255,7 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
         run.report.deferred.update({r.id: seconds for r in rest})
 
 
-def _rows_of(batches: Sequence[_Send]) -> list[Row]:
+def _rows_of(batches: Sequence[Send]) -> list[Row]:
     """The rows these sends carry, each once (a row in parts is in several)."""
     seen: dict[int, Row] = {}
     for send in batches:
@@ -312,8 +264,8 @@ def _rows_of(batches: Sequence[_Send]) -> list[Row]:
     return list(seen.values())
 
 
-def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[_Send], float]]) -> None:
-    go: list[tuple[_Chat, list[_Send]]] = []
+def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[Send], float]]) -> None:
+    go: list[tuple[_Chat, list[Send]]] = []
     futures = []
     granted = sorted(granted, key=lambda g: g[2])
     while granted:
@@ -384,7 +336,7 @@ def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult
         log.debug("outbox.rebooked", late=round(late, 3), wait=round(slot - time.monotonic(), 3))
 
 
-def _record(run: _Run, result: SendResult, send: _Send, behind: list[Row], kind: str) -> bool:
+def _record(run: _Run, result: SendResult, send: Send, behind: list[Row], kind: str) -> bool:
     """Store one send's outcome; True if the chat may go on with its next batch."""
     db, report, rows, now = run.db, run.report, send.rows, run.clock()
     first = rows[0]
