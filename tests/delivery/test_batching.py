@@ -63,7 +63,7 @@ def test_a_chats_rows_go_out_whole_in_order_and_within_the_limit(texts: list[str
     rows = [Row(i, 1, 5, channel, address, t * (1 + i % 5), None, f"k{i}", None) for i, t in enumerate(texts)]
     out = sends(rows)
     assert all(len(s.text) <= limit for s in out)
-    assert [r.id for s in out for r in s.rows if s.finishes] == [r.id for r in rows]  # each row completed once, in order
+    assert [r.id for s in out for r in s.rows if s.finishes] == [r.id for r in rows]  # each once, in order
     assert "".join("".join(s.text.split()) for s in out) == "".join("".join(r.text.split()) for r in rows)
     if address != "-77":  # only a group's texts are merged
         assert all(len(s.rows) == 1 for s in out)

