@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
-from .db import stage_outbox
+from .db import OUTBOX, stage_outbox
 from .delivery.senders import KEYBOARD
 from .delivery.sms import pack
 from .i18n import gsm7, has, t
@@ -117,9 +117,13 @@ class Ctx:
             if row.channel == SMS and row.status == "pending":
                 by_person.setdefault(row.identity_id, []).append(row)
         for rows in by_person.values():
+            merged_before = False
             for group in pack([r.text for r in rows]):
                 if len(group) < 2:
+                    if merged_before:  # it must come after the merged text before it (ids are the order)
+                        self._behind(rows[group[0]])
                     continue
+                merged_before = True
                 parts = [rows[i] for i in group]
                 for part in parts:
                     part.status = "merged"  # staged or written: either way this is what is kept
@@ -129,6 +133,21 @@ class Ctx:
                                 dedup_key=f"{parts[0].dedup_key[:120]}:sms", created_at=self.now)
                 stage_outbox(self.session, merged)
                 self.written.append(merged)
+
+    def _behind(self, row: Outbox) -> None:
+        """Put ``row`` after the rows staged so far: a merged text, written after its parts, would
+        otherwise get a higher id, so be sent later, than a text that follows it. A row already
+        written (it has its id) goes as a copy staged now."""
+        staged: list[Outbox] = self.session.info.get(OUTBOX, [])
+        at = next((i for i, o in enumerate(staged) if o is row), None)
+        if at is not None:
+            staged.append(staged.pop(at))
+            return
+        row.status = "merged"
+        copy = Outbox(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
+                      text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:sms", created_at=self.now)
+        stage_outbox(self.session, copy)
+        self.written.append(copy)
 
     def bot_link(self, start: str | None = None) -> str:
         """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""

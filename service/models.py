@@ -162,6 +162,9 @@ class Outbox(SQLModel, table=True):
     """Not a message but an act on a chat (``mute``, ``unmute`` a Ghost in the game's Telegram
     group): the row's person is the member acted on, ``text`` holds the group's chat id. It goes
     through the outbox like a message, so it is rate limited, retried and never lost."""
+    parts_sent: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """A text too long for one message of its platform goes in parts, in order: how many of them
+    the platform took already (a retry, or a worker that died half way, goes on from there)."""
 
 
 # The outbox sweep asks for "pending and due, oldest first": one index answers it without reading

@@ -11,6 +11,7 @@ import structlog
 
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
+from service.failures import tell_hosts_lost
 from service.ghosts import refused
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
@@ -68,6 +69,8 @@ def _dispatch(ids: list[int] | None) -> int:
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
     if report.refused:  # Telegram refused to mute a Ghost: the hosts are told once, muting stops
         refused(svc, report.refused)
+    if report.lost:  # texts that will never reach a reader still reachable: his game's hosts are told
+        tell_hosts_lost(svc, report.lost)
     wait = report.soonest()
     if wait is not None and wait <= MAX_COUNTDOWN:
         dispatch.apply_async(args=[sorted(report.deferred)], countdown=wait)

@@ -3,18 +3,22 @@
 A group may receive only 20 messages a minute, so when several announcements for the same group are
 waiting, the worker sends them as one message instead of waiting minutes between them. A text longer
 than a platform allows (Telegram 4096 characters, Twilio 1600) is split at paragraph, line or word
-boundaries, never inside a word when that can be helped.
+boundaries, never inside a word when that can be helped, and goes as consecutive messages.
+``sends`` says what a chat's claimed rows go out as.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from service.delivery.rows import Row, chat_kind
 from service.delivery.senders import Keyboard
 
 TELEGRAM_MAX = 4096
-TWILIO_MAX = 1600
+TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
+MAX_LEN = {"telegram": TELEGRAM_MAX, "sms": TWILIO_MAX}
+"""The longest text one message of each channel may hold."""
 
 
 @dataclass(frozen=True)
@@ -68,3 +72,54 @@ def split(text: str, max_len: int = TELEGRAM_MAX) -> list[str]:
         rest = rest.lstrip()  # a piece never starts with the blank that ended the previous one
     pieces.append(rest)
     return [p for p in pieces if p] or [""]
+
+
+@dataclass
+class Send:
+    """One message to send: one row, several rows merged (a group's queue), or one part of a row
+    too long for one message (``part`` of ``parts``; the row is sent once its last part is)."""
+
+    text: str
+    buttons: Keyboard | None
+    rows: list[Row]
+    part: int = 0
+    parts: int = 1
+
+    @property
+    def finishes(self) -> bool:
+        return self.part == self.parts - 1
+
+
+def sends(rows: Sequence[Row], prepare: Callable[[str], str] | None = None) -> list[Send]:
+    """What one chat's rows (in order) go out as, in order: a text too long for one message in
+    parts, from where the last attempt left off (``Row.parts_sent``); a group's texts merged into
+    as few messages as fit. ``prepare``: what the sender makes of a text before sending it
+    (Twilio's: GSM-7, where "…" is "..."), so that a part is measured as the platform counts it."""
+    if not rows:
+        return []
+    first = rows[0]
+    limit = MAX_LEN.get(first.channel)
+    fit = prepare or (lambda text: text)
+    out: list[Send] = []
+    for r in rows:
+        if r.action or limit is None or len(fit(r.text)) <= limit:
+            out.append(Send(r.text, r.buttons, [r]))
+            continue
+        pieces = split(fit(r.text), limit)
+        out += [Send(piece, r.buttons if k == len(pieces) - 1 else None, [r], k, len(pieces))
+                for k, piece in enumerate(pieces) if k >= r.parts_sent]
+    if chat_kind(first.channel, first.address) != "group" or len(out) < 2:
+        return out
+    merged: list[Send] = []
+    run: list[Send] = []  # whole texts in a row, to merge (a part or an act travels alone)
+    for send in [*out, None]:
+        if send is not None and send.parts == 1 and not send.rows[0].action:
+            run.append(send)
+            continue
+        if run:
+            batches = merge([(x.text, x.buttons) for x in run], limit or TELEGRAM_MAX)
+            merged += [Send(b.text, b.buttons, [r for i in b.items for r in run[i].rows]) for b in batches]
+            run = []
+        if send is not None:
+            merged.append(send)
+    return merged

@@ -28,8 +28,12 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   second time is marked ``failed`` (``last_error`` says why) rather than risk a third copy. So: at
   most one extra copy, and only after a crash in that window; ``dedup_key`` in the logs and in
   Twilio's status callback lets an operator see it.
-- Per chat, in order: a row is not claimed while an earlier row for the same person is waiting
-  (deferred or being sent), and when one row is deferred, those behind it are deferred with it.
+- Per chat, in order, always: the order is the rows' ids, as the service committed them. A claim
+  takes a chat's rows only from its first unsent row on, without a gap: never a row while an earlier
+  row of its chat waits (deferred, backing off, reserved or in flight, or being claimed this very
+  moment by another worker, whose lock hides it from the query); and when one row is deferred, those
+  behind it are deferred with it. A task that asks for ids takes everything due for their chats, so
+  the rows a later command wrote never overtake an earlier command's that are due but not asked for.
 - At once: a pass sends in rounds, each the next batch of up to ``concurrency`` chats the limiter
   lets through (one batch per chat, so each chat stays in order), begun in one statement, sent
   together, and the sent rows settled in one statement. The limiter books each send a slot up to
@@ -38,11 +42,17 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   sends whose slots are near are begun together just before them (``BEGIN_LEAD``), so a row is
   still in flight only for its HTTP call and the moment before it. A send that wakes up too late
   for its slot (``LATE``) takes the next free one rather than crowd the sends booked after it.
-- A group's queued texts on Telegram go out merged into one message (20 a minute is little).
+- Merged and split: what is queued for a Telegram group goes out merged into as few messages as
+  fit (20 a minute is little: a burst of joins reaches the group in a few messages, the last with
+  the final count). A text longer than its platform takes (``batching.MAX_LEN``: Twilio refuses
+  over 1,600 characters) goes as consecutive parts, each a send of its own; ``parts_sent`` says how
+  many the platform took, so a retry or a crash goes on from there.
 - Outcomes: a 429 / RetryAfter penalizes the chat in the limiter and defers it; a transient error
-  retries with exponential backoff until ``max_attempts``; a permanent one (blocked, STOP, error
-  21610, no such chat) marks the person unreachable or opted out, fails what is queued for him and
-  tells the host of each game concerned.
+  retries with exponential backoff until ``max_attempts``; a permanent one for the person (blocked,
+  STOP, error 21610, no such chat) marks him unreachable or opted out, fails what is queued for him
+  and tells the host of each game concerned (a warning: his choice, not a fault). A text refused for
+  itself, or that gave up, fails alone: an error in the log, and ``Report.lost`` for the hosts
+  (``service.failures``).
 """
 
 from __future__ import annotations
@@ -59,7 +69,7 @@ import structlog
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from service.delivery.batching import TELEGRAM_MAX, merge
+from service.delivery.batching import Send, sends
 from service.delivery.limiter import Limiter
 from service.delivery.rows import (
     Row,
@@ -72,7 +82,7 @@ from service.delivery.rows import (
     settle,
     unreachable,
 )
-from service.delivery.senders import Keyboard, PermanentReason, Sender, SendResult, SendStatus, perform
+from service.delivery.senders import PermanentReason, Sender, SendResult, SendStatus, perform
 from service.models import Outbox, utcnow
 
 log = structlog.get_logger(__name__)
@@ -92,6 +102,9 @@ BEGIN_LEAD = 0.1
 # platform's one-second window (Telegram's 30 a second with ours at 28 leaves about 70 ms of slack):
 # it takes the next free slot instead (`Limiter.rebook`).
 LATE = 0.02
+GAVE_UP = "gave up"
+"""How ``last_error`` begins for a text every attempt at which met a platform that was down; any
+other text failed with its reader reachable was refused by the platform."""
 
 
 @dataclass
@@ -102,6 +115,7 @@ class Report:
     deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
     unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
     refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.ghosts.refused)
+    lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.failures)
 
     def soonest(self) -> float | None:
         return min(self.deferred.values(), default=None)
@@ -178,24 +192,24 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
 
 def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: datetime, report: Report) -> None:
     """Asked-for rows still pending (not yet due, or queued behind an earlier row of the same chat):
-    reported as deferred, so the task looks at them again rather than leave them to the sweep. Rows
-    of a channel this process cannot send (no sender: its credentials are not set) are not: the task
-    would come back for them every second for ever."""
+    reported as deferred, so the task looks at them again rather than leave them to the sweep, when
+    they can go: not before an earlier row of their chat that waits for its time. Rows of a channel
+    this process cannot send (no sender: its credentials are not set) are not: the task would come
+    back for them every second for ever."""
     with Session(db) as s:
-        rows = s.exec(select(Outbox.id, Outbox.not_before).where(col(Outbox.id).in_(list(ids)),
-                                                                 col(Outbox.channel).in_(list(channels)),
-                                                                 Outbox.status == "pending")).all()
-    for oid, not_before in rows:
-        if oid is not None and oid not in report.deferred:
-            report.deferred[oid] = max(1.0, (not_before - now).total_seconds())
-
-
-def _batches(chat: _Chat) -> list[tuple[str, Keyboard | None, list[Row]]]:
-    first = chat.rows[0]
-    if chat_kind(first.channel, first.address) == "group" and len(chat.rows) > 1:
-        merged = merge([(r.text, r.buttons) for r in chat.rows], TELEGRAM_MAX)
-        return [(b.text, b.buttons, [chat.rows[i] for i in b.items]) for b in merged]
-    return [(r.text, r.buttons, [r]) for r in chat.rows]
+        rows = s.exec(select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
+            col(Outbox.id).in_(list(ids)), col(Outbox.channel).in_(list(channels)),
+            Outbox.status == "pending")).all()
+        if not rows:
+            return
+        ahead = s.exec(select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
+            col(Outbox.identity_id).in_({p for _, p, _ in rows}), col(Outbox.id) < max(i or 0 for i, _, _ in rows),
+            Outbox.status == "pending", col(Outbox.not_before) > now)).all()
+    for oid, person, not_before in rows:
+        if oid is None or oid in report.deferred:
+            continue
+        wait = max([not_before, *(nb for i, p, nb in ahead if p == person and (i or 0) < oid)])
+        report.deferred[oid] = max(1.0, (wait - now).total_seconds())
 
 
 def _send_chats(run: _Run, chats: list[_Chat]) -> None:
@@ -203,7 +217,7 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
     chat's texts stay in order) that the limiter lets through are begun in one transaction, sent at
     once (the Telegram sender's calls share its event loop and connection pool), and the sent ones
     settled in one transaction."""
-    queue = [(c, _batches(c)) for c in chats]
+    queue = [(c, sends(c.rows, getattr(run.senders[c.rows[0].channel], "prepare", None))) for c in chats]
     with ThreadPoolExecutor(run.concurrency, thread_name_prefix="lupus-send") as pool:
         while queue:
             mono = time.monotonic()
@@ -215,16 +229,16 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
                 if soonest - mono > SHORT_WAIT or soonest > run.until:
                     break  # nothing can go now
                 time.sleep(soonest - mono)
-            granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]], float]] = []
+            granted: list[tuple[_Chat, list[Send], float]] = []
             for asked, (chat, batches) in enumerate(queue):
                 # (Asking the limiter for many chats once the bot's own limit is reached only
                 # collects refusals: a round asks for at most twice what it can send.)
                 if len(granted) == run.concurrency or asked == 2 * run.concurrency \
                         or chat.ready_at > time.monotonic():
                     break
-                text, _, rows = batches[0]
-                first = rows[0]
-                cost = run.senders[first.channel].cost(text)
+                send = batches[0]
+                first = send.rows[0]
+                cost = run.senders[first.channel].cost(send.text)
                 ok, wait = run.limiter.reserve(first.channel, chat_kind(first.channel, first.address),
                                                first.address, cost, within=AHEAD)
                 if ok:
@@ -236,14 +250,22 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
                 queue = [(c, bs) for c, bs in queue if bs and not c.done]
     for chat, batches in queue:  # held back: the database keeps them
         seconds = max(0.0, chat.ready_at - time.monotonic())
-        rest = [r for _, _, rs in batches for r in rs]
+        rest = _rows_of(batches)
         release(run.db, rest, run.clock() + timedelta(seconds=seconds))
         run.report.deferred.update({r.id: seconds for r in rest})
 
 
-def _round(run: _Run, pool: ThreadPoolExecutor,
-           granted: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]], float]]) -> None:
-    go: list[tuple[_Chat, list[tuple[str, Keyboard | None, list[Row]]]]] = []
+def _rows_of(batches: Sequence[Send]) -> list[Row]:
+    """The rows these sends carry, each once (a row in parts is in several)."""
+    seen: dict[int, Row] = {}
+    for send in batches:
+        for r in send.rows:
+            seen.setdefault(r.id, r)
+    return list(seen.values())
+
+
+def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[Send], float]]) -> None:
+    go: list[tuple[_Chat, list[Send]]] = []
     futures = []
     granted = sorted(granted, key=lambda g: g[2])
     while granted:
@@ -254,46 +276,49 @@ def _round(run: _Run, pool: ThreadPoolExecutor,
         granted = granted[len(group):]
         if (wait := first_slot - BEGIN_LEAD - time.monotonic()) > 0:
             time.sleep(wait)
-        mine = begin(run.db, [r for _, batches, _ in group for r in batches[0][2]], run.lease)
+        # The one place rows are marked in flight: from here a row may reach the player.
+        mine = begin(run.db, [r for _, batches, _ in group for r in batches[0].rows], run.lease)
         in_flight(mine)
         for chat, batches, slot in group:
-            text, buttons, rows = batches[0]
-            if not all(r.id in mine for r in rows):
+            send = batches[0]
+            if not all(r.id in mine for r in send.rows):
                 # Another worker took some of these over (our reservation ran out): the chat is its
                 # now. What we began here was never sent, so it goes back as untouched (the
                 # compare-and-set leaves the other worker's rows alone).
-                release(run.db, [r for _, _, rs in batches for r in rs], run.clock())
+                release(run.db, _rows_of(batches), run.clock())
                 chat.done = True
                 continue
             go.append((chat, batches))
-            run.inflight |= {r.id for r in rows}
-            first = rows[0]
+            run.inflight |= {r.id for r in send.rows}
+            first = send.rows[0]
             sender = run.senders[first.channel]
             rebook = partial(run.limiter.rebook, first.channel, chat_kind(first.channel, first.address),
-                             first.address, sender.cost(text))
+                             first.address, sender.cost(send.text))
             if first.action:  # an act on a chat (mute a Ghost), not a text
                 futures.append(pool.submit(_at, slot, rebook, perform, sender, first.address, first.action,
                                            first.text, first.dedup_key))
             else:
-                futures.append(pool.submit(_at, slot, rebook, sender.send, first.address, text,
-                                           buttons=buttons, dedup_key=first.dedup_key))
+                futures.append(pool.submit(_at, slot, rebook, sender.send, first.address, send.text,
+                                           buttons=send.buttons, dedup_key=first.dedup_key))
     results = [f.result() for f in futures]
-    sent = [batches[0][2] for (_, batches), res in zip(go, results, strict=True)
-            if res.ok and not res.new_address]
-    if sent:  # the common case, settled together
-        settle(run.db, [r for rows in sent for r in rows], status="sent", sent_at=run.clock())
-        run.report.sent += sum(len(rows) for rows in sent)
-        run.report.messages += len(sent)
+    done = [batches[0] for (_, batches), res in zip(go, results, strict=True) if res.ok and not res.new_address]
+    if sent := [r for send in done if send.finishes for r in send.rows]:  # the common case, settled together
+        settle(run.db, sent, status="sent", sent_at=run.clock())
+        run.report.sent += len(sent)
+    for send in done:
+        if not send.finishes:  # a part: the row stays ours, out of flight until its next part begins
+            settle(run.db, send.rows, parts_sent=send.part + 1, sent_at=None)
+    run.report.messages += len(done)
     for (chat, batches), res in zip(go, results, strict=True):
-        rows = batches[0][2]
+        send = batches[0]
         if res.ok and not res.new_address:
-            done = True
+            ok = True
         else:
-            first = rows[0]
-            behind = [r for _, _, rs in batches[1:] for r in rs]
-            done = _record(run, res, rows, behind, chat_kind(first.channel, first.address))
-        run.inflight -= {r.id for r in rows}
-        if done:
+            first = send.rows[0]
+            behind = [r for r in _rows_of(batches[1:]) if r not in send.rows]
+            ok = _record(run, res, send, behind, chat_kind(first.channel, first.address))
+        run.inflight -= {r.id for r in send.rows}
+        if ok:
             batches.pop(0)
         else:
             chat.done = True
@@ -316,14 +341,18 @@ def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult
         log.debug("outbox.rebooked", late=round(late, 3), wait=round(slot - time.monotonic(), 3))
 
 
-def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], kind: str) -> bool:
+def _record(run: _Run, result: SendResult, send: Send, behind: list[Row], kind: str) -> bool:
     """Store one send's outcome; True if the chat may go on with its next batch."""
-    db, report, first, now = run.db, run.report, rows[0], run.clock()
+    db, report, rows, now = run.db, run.report, send.rows, run.clock()
+    first = rows[0]
     if result.status is SendStatus.SENT:
-        settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
+        if send.finishes:
+            settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
+            report.sent += len(rows)
+        else:
+            settle(db, rows, parts_sent=send.part + 1, sent_at=None)
         if result.new_address:
             move_address(db, first.identity_id, result.new_address)
-        report.sent += len(rows)
         report.messages += 1
         return True
     if result.status is SendStatus.RETRY_AFTER:
@@ -334,8 +363,7 @@ def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], k
         return False
     if result.status is SendStatus.TRANSIENT:
         if first.token >= run.max_attempts:
-            settle(db, rows, status="failed", last_error=(result.error or "transient")[:2000])
-            report.failed += len(rows)
+            _failed(run, rows, f"{GAVE_UP} after {first.token} attempts: {result.error or 'transient'}")
             release(db, behind, now)
             return False
         seconds = min(3600.0, 5.0 * 2 ** first.token)
@@ -345,14 +373,32 @@ def _record(run: _Run, result: SendResult, rows: list[Row], behind: list[Row], k
         return False
     reason = result.reason or PermanentReason.REJECTED
     if reason is PermanentReason.REJECTED:  # this text, not this person: the others may still go
-        settle(db, rows, status="failed", last_error=(result.error or "rejected")[:2000])
-        report.failed += len(rows)
-        report.refused += [r.id for r in rows if r.action]
+        acts = [r for r in rows if r.action]
+        if acts:  # a Ghost's mute Telegram refused: service.ghosts tells the hosts and stops muting
+            settle(db, acts, status="failed", last_error=(result.error or "rejected")[:2000])
+            report.failed += len(acts)
+            report.refused += [r.id for r in acts]
+        if texts := [r for r in rows if not r.action]:
+            _failed(run, texts, f"refused by the platform: {result.error or 'rejected'}")
         return True
     games = unreachable(db, first.identity_id, reason, result.error or "")
     report.failed += len(rows) + len(behind)
     report.unreachable.append((first.identity_id, reason.value, games))
-    log.info("outbox.unreachable", identity=first.identity_id, reason=reason.value)
+    # Not an error of the service: the player blocked the bot, texted STOP, or closed his account;
+    # the hosts of his games are told (``on_unreachable``) and nothing more is sent to him.
+    log.warning("outbox.unreachable", identity=first.identity_id, reason=reason.value, error=result.error)
     if run.on_unreachable is not None:
         run.on_unreachable(first.identity_id, reason, games)
     return False
+
+
+def _failed(run: _Run, rows: list[Row], why: str) -> None:
+    """Texts that will never be sent, though their reader is still reachable: an error for the
+    operator (the platform refused what the service wrote, or was down for hours), and the hosts
+    of the game are told (``Report.lost``, ``service.failures``)."""
+    settle(run.db, rows, status="failed", last_error=why[:2000])
+    run.report.failed += len(rows)
+    run.report.lost += [r.id for r in rows]
+    for r in rows:
+        log.error("outbox.failed", id=r.id, key=r.dedup_key, channel=r.channel, game=r.game_id,
+                  chars=len(r.text), error=why[:300])

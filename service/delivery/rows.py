@@ -38,6 +38,7 @@ class Row:
     dedup_key: str
     game_id: int | None
     action: str | None = None  # an act on a chat (mute a Ghost), not a text: see Outbox.action
+    parts_sent: int = 0  # a text sent in parts (too long for one message): how many went already
 
 
 def chat_kind(channel: str, address: str) -> str:
@@ -58,7 +59,11 @@ def keyboard(raw: Any) -> Keyboard | None:
 
 def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[int] | None = None,
           limit: int = 200, lease: float = 60) -> list[Row]:
-    """Reserve due rows for sending (see the module docstring), oldest first."""
+    """Reserve due rows for sending (see the module docstring), oldest first: for each chat, its
+    rows from the first one not yet sent on, in order, up to the first that cannot go now. With
+    ``ids``: everything due for the chats those rows are for, so that what queued up for a chat
+    goes together (a group's texts merged) and a row asked for by a later task never overtakes
+    an earlier one that is due but was not asked for."""
     wall = utcnow()
     earlier = aliased(Outbox)
     blocked_behind = exists().where(
@@ -71,17 +76,18 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
             .where(due, col(Outbox.channel).in_(list(channels)), ~blocked_behind)
             .order_by(col(Outbox.id)).limit(limit))
     if ids is not None:
-        # Asked for some rows only: an earlier row of the same chat that this claim leaves (due, or
-        # in flight with its lease run out) keeps its place, or the later one would overtake it.
-        stmt = stmt.where(col(Outbox.id).in_(list(ids)), ~exists().where(
-            col(earlier.identity_id) == col(Outbox.identity_id), col(earlier.id) < col(Outbox.id),
-            col(earlier.status).in_(("pending", "sending")), col(earlier.id).notin_(list(ids))))
+        asked = select(Outbox.identity_id).where(col(Outbox.id).in_(list(ids)))
+        stmt = stmt.where(col(Outbox.identity_id).in_(asked))
     out: list[Row] = []
     with transaction(db) as s:
         if not is_sqlite(str(db.url)):
             stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
-        for row, person in s.exec(stmt).all():
+        found = s.exec(stmt).all()
+        heads = _in_turn([row for row, _ in found], s)
+        for row, person in found:
             assert row.id is not None
+            if row.id not in heads:
+                continue
             if row.status == "sending" and row.sent_at is not None:  # it was in flight when its worker died
                 if (row.last_error or "").startswith(ABANDONED):
                     row.status, row.last_error = "failed", f"{ABANDONED} twice: not sent a third time"
@@ -100,10 +106,38 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
             row.not_before, row.sent_at = wall + timedelta(seconds=lease), None
             s.add(row)
             out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
-                           keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id, row.action))
+                           keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id, row.action,
+                           row.parts_sent))
     if out:
         log.debug("outbox.claimed", rows=[(r.id, r.token) for r in out])
     return out
+
+
+def _in_turn(found: Sequence[Outbox], s: Session) -> set[int]:
+    """Of the rows a claim found, those whose turn it is: each chat's, from its first row not yet
+    sent on, without a gap. The claim's own query already leaves out a row behind one that waits;
+    this also catches one behind a row another worker is claiming this very moment, which
+    ``SKIP LOCKED`` hides from the query (that row is still unsent here, as last committed)."""
+    if not found:
+        return set()
+    last = max(r.id or 0 for r in found)
+    unsent = s.execute(select(Outbox.identity_id, Outbox.id).where(
+        col(Outbox.identity_id).in_({r.identity_id for r in found}), col(Outbox.id) <= last,
+        col(Outbox.status).in_(("pending", "sending"))).order_by(col(Outbox.id))).all()
+    queues: dict[int, list[int]] = {}
+    for identity_id, oid in unsent:
+        queues.setdefault(int(identity_id), []).append(int(oid))
+    taken: dict[int, list[int]] = {}
+    for r in found:
+        taken.setdefault(r.identity_id, []).append(r.id or 0)
+    turn: set[int] = set()
+    for identity_id, mine in taken.items():
+        queue = queues.get(identity_id, [])
+        for a, b in zip(mine, queue, strict=False):
+            if a != b:
+                break
+            turn.add(a)
+    return turn
 
 
 def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:

@@ -34,6 +34,7 @@ from service.channels.sms import keyword
 from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
+from service.failures import tell_hosts_lost
 from service.ghosts import refused
 from service.models import Game, Identity
 from service.reminders import install, remind, tell_hosts_unreachable
@@ -190,6 +191,8 @@ class Sandbox:
                          max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
         if report.refused:  # as the worker does: Telegram would not mute a Ghost
             refused(svc, report.refused)
+        if report.lost:  # as the worker does: a text that will never arrive, told to the hosts
+            tell_hosts_lost(svc, report.lost)
         if report.soonest() is not None:
             self._wake.set()  # held back by a rate limit: try again on the next turn
         return int(report.sent)

@@ -48,3 +48,22 @@ def test_split_pieces_fit_and_lose_no_words(text, max_len):
     assert all(len(p) <= max_len for p in pieces)
     words = [w[i:i + max_len] for w in text.split() for i in range(0, len(w), max_len)]
     assert [w for p in pieces for w in p.split()] == words
+
+
+_words = st.text(alphabet="abcdefgh \n", min_size=0, max_size=900).map(lambda t: t.strip() or "x")
+
+
+@given(st.lists(_words, min_size=1, max_size=8), st.sampled_from(["-77", "77", "+39333"]))
+def test_a_chats_rows_go_out_whole_in_order_and_within_the_limit(texts: list[str], address: str) -> None:
+    from service.delivery.batching import MAX_LEN, sends
+    from service.delivery.rows import Row
+
+    channel = "sms" if address.startswith("+") else "telegram"
+    limit = MAX_LEN[channel]
+    rows = [Row(i, 1, 5, channel, address, t * (1 + i % 5), None, f"k{i}", None) for i, t in enumerate(texts)]
+    out = sends(rows)
+    assert all(len(s.text) <= limit for s in out)
+    assert [r.id for s in out for r in s.rows if s.finishes] == [r.id for r in rows]  # each once, in order
+    assert "".join("".join(s.text.split()) for s in out) == "".join("".join(r.text.split()) for r in rows)
+    if address != "-77":  # only a group's texts are merged
+        assert all(len(s.rows) == 1 for s in out)

@@ -64,9 +64,10 @@ BOT_GAP = 1 / 28 + 0.001  # enough for the bot-wide limit, far too little for a 
 
 
 def test_a_private_chat_gets_its_burst_then_one_a_second(make):
+    # A burst of 2, one under Telegram's 3: see make_policy.
     lim, clock = make(), make.clock
     t0 = clock.t
-    assert grants(lim, 10, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 3
+    assert grants(lim, 10, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
     wait = lim.try_acquire("telegram", "private", "42")
     assert wait == pytest.approx(t0 + 1.0 - clock.t, abs=0.002)
     clock.t = t0 + 1.0
@@ -74,7 +75,7 @@ def test_a_private_chat_gets_its_burst_then_one_a_second(make):
     clock.t += BOT_GAP
     assert lim.try_acquire("telegram", "private", "42") > 0.9
     # Other chats have their own budget.
-    assert grants(lim, 10, "telegram", "private", "43", clock=clock, step=BOT_GAP) == 3
+    assert grants(lim, 10, "telegram", "private", "43", clock=clock, step=BOT_GAP) == 2
 
 
 def test_the_bot_wide_limit_caps_all_chats_together(make):
@@ -89,7 +90,7 @@ def test_the_bot_wide_limit_caps_all_chats_together(make):
 
 def test_a_refused_send_spends_nothing(make):
     lim, clock = make(), make.clock
-    assert grants(lim, 3, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 3
+    assert grants(lim, 2, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
     # The chat limit refuses; the bot-wide budget must not have been charged for the refusals.
     for _ in range(50):
         assert lim.try_acquire("telegram", "private", "42") > 0
@@ -97,7 +98,7 @@ def test_a_refused_send_spends_nothing(make):
     # And the reverse: the bot-wide limit refuses, the chat keeps its burst.
     assert lim.try_acquire("telegram", "private", "8") > 0
     clock.t += BOT_GAP
-    assert grants(lim, 3, "telegram", "private", "8", clock=clock, step=BOT_GAP) == 3
+    assert grants(lim, 2, "telegram", "private", "8", clock=clock, step=BOT_GAP) == 2
 
 
 def test_slots_booked_ahead_come_one_after_the_other_and_keep_every_limit(make):
@@ -123,9 +124,9 @@ def test_slots_booked_ahead_come_one_after_the_other_and_keep_every_limit(make):
     gaps = [b - a for a, b in pairwise(slots)]
     assert min(gaps) >= 1 / 30 - 1e-3 and max(gaps) <= 1 / 30 + 2e-3  # back to back: none lost
     assert len(slots) >= int((clock.t - t0) * 30) - 1
-    for chat in set(chats):  # each chat's own: never 4 in a second
+    for chat in set(chats):  # each chat's own: never 3 in a second
         mine = [s for c, s in zip(chats, slots, strict=True) if c == chat]
-        assert all(b - a >= 1.0 - 1e-3 for a, b in zip(mine, mine[3:], strict=False))
+        assert all(b - a >= 1.0 - 1e-3 for a, b in zip(mine, mine[2:], strict=False))
 
 
 def test_a_refused_booking_charges_nothing_and_says_when_a_slot_comes_within_reach(make):
@@ -140,7 +141,7 @@ def test_a_refused_booking_charges_nothing_and_says_when_a_slot_comes_within_rea
     assert lim.reserve("telegram", "private", "4", within=0.25) == (True, pytest.approx(0.25, abs=0.002))
 
 
-def test_groups_stay_within_twenty_a_minute(make):
+def test_groups_stay_within_twenty_a_minute_with_two_to_spare(make):
     lim = make()
     times = []
     t0 = make.clock.t
@@ -149,8 +150,8 @@ def test_groups_stay_within_twenty_a_minute(make):
             times.append(make.clock.t)
         make.clock.t += 0.25
     for i, t in enumerate(times):  # any 60-second window [t, t+60)
-        assert sum(1 for u in times[i:] if u < t + 60) <= 20
-    assert len(times) >= 17 * 10 - 1
+        assert sum(1 for u in times[i:] if u < t + 60) <= 18
+    assert len(times) >= 15 * 10 - 1
 
 
 def test_sms_is_charged_per_segment_and_a_long_text_is_not_refused_for_ever(make):
@@ -186,7 +187,7 @@ def test_unknown_channel_or_kind_is_an_error(make):
 def test_two_redis_limiters_share_one_budget(redis_db):
     clock = Clock()
     a, b = (RedisLimiter(redis_db, clock=clock) for _ in range(2))
-    assert grants(a, 2, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
+    assert grants(a, 1, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
     assert grants(b, 5, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
     # Memory limiters, by design, do not share (that is what REDIS_URL is for).
     m1, m2 = MemoryLimiter(clock=clock), MemoryLimiter(clock=clock)
@@ -219,7 +220,7 @@ def test_a_send_that_missed_its_slot_takes_the_next_free_one_of_the_bot(make):
     for _ in range(20):  # far beyond what `reserve` would grant ahead
         lim.rebook("telegram", "private", "1")
     assert lim.rebook("telegram", "private", "1") == pytest.approx(2.3, abs=0.002)
-    # Chat 1's own limit was not charged by any of it: one a second with a burst of 3.
+    # Chat 1's own limit was not charged by any of it: one a second with a burst of 2.
     clock.t += 2.4
     assert lim.reserve("telegram", "private", "1", within=0.25)[0]
     assert lim.reserve("telegram", "private", "1", within=0.25)[0]

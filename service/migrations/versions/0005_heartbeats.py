@@ -1,6 +1,6 @@
 """heartbeats: the last sign of life of each worker and beat process, read by /healthz and lupus doctor
 
-Revision ID: 0005_i18_heartbeats
+Revision ID: 0005_heartbeats
 Revises: 0004_channels_extras
 Create Date: 2026-12-01
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 import sqlmodel
 
 
-revision: str = '0005_i18_heartbeats'
+revision: str = '0005_heartbeats'
 down_revision: Union[str, None] = '0004_channels_extras'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None

@@ -1,0 +1,103 @@
+"""Texts that never reached a reader who is still reachable: the platform refused them for good (a
+text it will not take, whatever the retries) or could not be reached for as long as the retries
+last. The worker's dispatch marks them ``failed`` and reports them (``Report.lost``); the operator
+reads them in the log (an error each) and on the sandbox page (``recent``), and the hosts of the
+game are told here, each in his language, once per text: the reader may have missed something, and
+``status`` tells him where the game stands. The text itself is never shown to the host (it may be a
+secret); nor is the notice sent to the reader it failed for (a host whose own text failed is left
+to his co-hosts, if any). A reader who blocked the bot or texted STOP is another matter, told by
+``service.reminders.tell_hosts_unreachable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from .app import Service
+from .context import Ctx
+from .db import lock_game
+from .delivery.dispatch import GAVE_UP
+from .i18n import t
+from .models import Game, Identity, Outbox
+from .reminders import hosts
+from .room import Room
+
+
+def tell_hosts_lost(svc: Service, row_ids: Iterable[int]) -> None:
+    """Tell the hosts of each game concerned that these failed rows did not reach their reader."""
+    with Session(svc.db) as s:
+        rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(row_ids)), Outbox.status == "failed",
+                                           col(Outbox.game_id).is_not(None), col(Outbox.action).is_(None))).all()
+    by_game: dict[int, list[Outbox]] = {}
+    for row in rows:
+        if row.game_id is not None:
+            by_game.setdefault(row.game_id, []).append(row)
+    for game_id, lost in by_game.items():
+        for row in lost:
+            try:
+                svc.run(partial(_tell, svc, game_id=game_id, row=row))
+            except IntegrityError:  # told already (the dispatch that reported it ran twice)
+                continue
+
+
+def _tell(svc: Service, session: Session, now: datetime, *, game_id: int, row: Outbox) -> tuple[None, Ctx | None]:
+    game = lock_game(session, game_id)
+    if game is None or game.status not in ("lobby", "running"):
+        return None, None
+    ctx = Ctx(session, svc, now)
+    room = Room(ctx, game)
+    group = room.group()
+    seat = room.seat_of(row.identity_id)
+    if seat is None and (group is None or group.id != row.identity_id) and row.identity_id not in \
+            {h.id for h in hosts(room)}:
+        return None, None  # not one of this game's readers any more
+    reason = "gave_up" if (row.last_error or "").startswith(GAVE_UP) else "rejected"
+    for host in hosts(room):
+        if host.id == row.identity_id:
+            continue
+        lang = host.language
+        if group is not None and group.id == row.identity_id:
+            text = t(lang, "svc.lost.group", code=game.code, reason=t(lang, f"svc.lost.{reason}"))
+        else:
+            name = seat.name if seat is not None else _name(session, row.identity_id)
+            text = t(lang, "svc.lost", code=game.code, name=name, reason=t(lang, f"svc.lost.{reason}"))
+        ctx.send(host, "svc.lost", text, f"g{game_id}:lost:o{row.id}:h{host.id}", game_id=game_id)
+    return None, ctx
+
+
+def _name(session: Session, identity_id: int) -> str:
+    person = session.get(Identity, identity_id)
+    return (person.display_name or person.address) if person is not None else "?"
+
+
+@dataclass(frozen=True)
+class Lost:
+    """One text that failed for good, as the sandbox page shows it."""
+
+    id: int
+    at: datetime
+    game: str | None
+    channel: str
+    address: str
+    key: str
+    chars: int
+    error: str
+
+
+def recent(db: Engine, limit: int = 20) -> list[Lost]:
+    """The texts that failed for good, newest first (readers who blocked the bot or texted STOP
+    included: their rows fail too, with the reason)."""
+    with Session(db) as s:
+        found = s.exec(select(Outbox, Identity, Game.code)
+                       .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+                       .join(Game, col(Game.id) == col(Outbox.game_id), isouter=True)
+                       .where(Outbox.status == "failed").order_by(col(Outbox.id).desc()).limit(limit)).all()
+    return [Lost(r.id or 0, r.sent_at or r.created_at, code, r.channel, p.address, r.key, len(r.text),
+                 r.last_error or "") for r, p, code in found]
