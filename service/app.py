@@ -14,7 +14,6 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
@@ -25,7 +24,8 @@ from sqlmodel import Session, col, select
 import engine
 
 from . import catchup, play
-from .context import Ctx, Tap
+from .channels.base import Incoming
+from .context import Ctx
 from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
 from .grammar import code_of, language_of, parse
 from .i18n import LANGUAGES, t
@@ -59,31 +59,6 @@ class _Repeat(Exception):
     """A repeat delivery: answered [], and its transaction rolled back (see ``Service._inbound``)."""
 
 
-@dataclass(frozen=True)
-class Incoming:
-    """One message to act on. ``chat``: the group it was written in (a Telegram group's chat id),
-    None for a private message, which also proves we may write to him privately. ``resubscribe``:
-    whether the message lifts an opt-out (an SMS number that texted STOP stays opted out until
-    START, but what it texts meanwhile still counts in the game). ``stop``: the message is an
-    opt-out (SMS STOP): logged once like any message, the identity opted out, nothing else done.
-    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``). ``tap``: the
-    command came from a tap on a button (``context.Tap``). ``language``: the language the channel
-    says the writer reads (Telegram's ``language_code``), taken by someone who writes for the first
-    time."""
-
-    channel: str
-    address: str
-    external_id: str
-    text: str
-    display_name: str | None = None
-    chat: str | None = None
-    resubscribe: bool = True
-    stop: bool = False
-    overheard: bool = False
-    tap: Tap | None = None
-    language: str | None = None
-
-
 class Service:
     def __init__(self, settings: Settings | None = None, db: Engine | None = None,
                  clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop,
@@ -114,7 +89,7 @@ class Service:
                 with transaction(self.db) as session:
                     result, ctx = work(session, self.clock())
                     if ctx is not None:
-                        ctx.merge_sms()
+                        ctx.merge_texts()
                 self._hand_over([ctx] if ctx is not None else [])
                 return result
             except (OperationalError, Conflict, IntegrityError) as e:
@@ -192,7 +167,7 @@ class Service:
                 except _Repeat:  # raised before it changed anything (see _inbound)
                     result, ctx = [], None
                 if ctx is not None:
-                    ctx.merge_sms()
+                    ctx.merge_texts()
                     ctxs.append(ctx)
                 results.append(result)
         self._hand_over(ctxs)

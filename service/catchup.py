@@ -12,7 +12,8 @@ from sqlmodel import col, select
 import engine
 
 from . import play, render
-from .context import SMS, Ctx
+from .channels import channel as channel_of
+from .context import Ctx
 from .db import bump, lock_game
 from .i18n import has, t
 from .models import Outbox, Seat
@@ -42,7 +43,7 @@ def welcome_back(ctx: Ctx) -> bool:
             continue
         if not _has_card(ctx, room):
             _card(ctx, room, seat.name)
-        if not (ctx.identity.channel == SMS and _phase_now(ctx, room, seat, several)):
+        if not (channel_of(ctx.identity.channel).short and _phase_now(ctx, room, seat, several)):
             play.help_(ctx, room)
         bump(ctx.session, room.game)
         said = True

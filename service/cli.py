@@ -77,8 +77,9 @@ def telegram_set_webhook(
     from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
     from telegram.error import TelegramError
 
-    from service.channels.telegram import ALLOWED_UPDATES, MENU, menu
-    from service.delivery.telegram_sender import bot_base_url
+    from service.channels.telegram.inbound import ALLOWED_UPDATES
+    from service.channels.telegram.presentation import MENU, menu
+    from service.channels.telegram.sender import bot_base_url
     from service.i18n import LANGUAGES
     from service.settings import get_settings
 

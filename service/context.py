@@ -4,38 +4,24 @@ and everything that must go out (replies and broadcasts, all via the outbox)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from .channels import channel
+from .channels.base import Buttons, Tap
 from .db import OUTBOX, stage_outbox
 from .delivery.senders import KEYBOARD
-from .delivery.sms import pack
-from .i18n import gsm7, has, t
+from .i18n import has, t
 from .models import Identity, Outbox
 
 if TYPE_CHECKING:
     from .app import Service
 
-SMS = "sms"
-TELEGRAM = "telegram"
-SMS_MERGED = "sms.merged"
-"""The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
-outbox, ``merged``, under their own keys)."""
-Buttons = list[list[dict[str, str]]]
-
-
-@dataclass(frozen=True)
-class Tap:
-    """The command came from a tap on an inline button: the phase the button was made for (None:
-    a button that does not say), and the chat and message it sits under (None: Telegram did not
-    send the message, as for a very old one)."""
-
-    phase: int | None
-    chat: str | None = None
-    message_id: int | None = None
+__all__ = ["Buttons", "Ctx", "Tap"]
 
 
 @dataclass
@@ -72,22 +58,20 @@ class Ctx:
         writes him says the same (the ballot's text names the suspects)."""
         if person.opted_out or person.unreachable or person.id is None:
             return
-        if person.channel == TELEGRAM and not person.direct:
+        way = channel(person.channel)
+        if way.writes_first and not person.direct:
             self.unreached.add(person.id)
             return
-        if person.channel == SMS:
-            text = gsm7(text)
-        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=text,
+        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
                      status="held" if hold else "merged" if said else "pending", not_before=self.now,
-                     dedup_key=dedup, created_at=self.now,
-                     buttons=buttons if buttons and person.channel == TELEGRAM else None)
+                     dedup_key=dedup, created_at=self.now, buttons=buttons if buttons and way.buttons else None)
         stage_outbox(self.session, row)
         self.written.append(row)
 
     def act(self, person: Identity, action: str, chat: str, dedup: str, game_id: int | None = None) -> None:
         """Write an act on a chat to the outbox (``mute``/``unmute`` ``person`` in the group ``chat``):
         sent by the worker like a message, through the sender's ``act``."""
-        if person.id is None or person.channel != TELEGRAM:
+        if person.id is None or not channel(person.channel).acts:
             return
         row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
@@ -98,7 +82,7 @@ class Ctx:
                      game_id: int | None = None) -> None:
         """Replace the keyboard under the message ``tap`` was made on (None: take it away), through
         the outbox like a message, so it is rate limited and retried (the sender's ``act``)."""
-        if (person.id is None or person.channel != TELEGRAM or person.opted_out or person.unreachable
+        if (person.id is None or not channel(person.channel).buttons or person.opted_out or person.unreachable
                 or tap.chat is None or tap.message_id is None):
             return
         where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
@@ -107,18 +91,20 @@ class Ctx:
         stage_outbox(self.session, row)
         self.written.append(row)
 
-    def merge_sms(self) -> None:
-        """What this command wrote to one SMS reader goes out as one text, in order (as few texts
-        as Twilio's length and the segment count allow): at a phase change that is the results,
-        the held commentary's summary, the announcement and his numbered options together. Each
-        part is a row he was going to receive anyway, so merging can show him nothing new."""
+    def merge_texts(self) -> None:
+        """What this command wrote to one reader whose channel merges (SMS) goes out as one text, in
+        order (as few texts as Twilio's length and the segment count allow): at a phase change that
+        is the results, the held commentary's summary, the announcement and his numbered options
+        together. Each part is a row he was going to receive anyway, so merging can show him
+        nothing new. The merged text's key is ``<channel>.merged`` (``sms.merged``)."""
         by_person: dict[int, list[Outbox]] = {}
         for row in self.written:
-            if row.channel == SMS and row.status == "pending":
+            if row.status == "pending":
                 by_person.setdefault(row.identity_id, []).append(row)
         for rows in by_person.values():
+            groups = channel(rows[0].channel).pack([r.text for r in rows])
             merged_before = False
-            for group in pack([r.text for r in rows]):
+            for group in groups or []:  # None: his channel sends each text alone
                 if len(group) < 2:
                     if merged_before:  # it must come after the merged text before it (ids are the order)
                         self._behind(rows[group[0]])
@@ -127,10 +113,11 @@ class Ctx:
                 parts = [rows[i] for i in group]
                 for part in parts:
                     part.status = "merged"  # staged or written: either way this is what is kept
-                merged = Outbox(identity_id=parts[0].identity_id, channel=SMS,
+                name = parts[0].channel
+                merged = Outbox(identity_id=parts[0].identity_id, channel=name,
                                 game_id=next((p.game_id for p in parts if p.game_id is not None), None),
-                                key=SMS_MERGED, text="\n".join(p.text for p in parts), not_before=self.now,
-                                dedup_key=f"{parts[0].dedup_key[:120]}:sms", created_at=self.now)
+                                key=f"{name}.merged", text="\n".join(p.text for p in parts), not_before=self.now,
+                                dedup_key=f"{parts[0].dedup_key[:120]}:{name}", created_at=self.now)
                 stage_outbox(self.session, merged)
                 self.written.append(merged)
 
@@ -145,9 +132,17 @@ class Ctx:
             return
         row.status = "merged"
         copy = Outbox(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
-                      text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:sms", created_at=self.now)
+                      text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:{row.channel}",
+                      created_at=self.now)
         stage_outbox(self.session, copy)
         self.written.append(copy)
+
+    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
+                 chosen: str | None = None) -> Buttons | None:
+        """The choices ``actions`` as buttons under a reply to him, where his channel has buttons."""
+        if self.identity is None:
+            return None
+        return channel(self.identity.channel).keyboard(actions, code, lang, phase=phase, seats=seats, chosen=chosen)
 
     def bot_link(self, start: str | None = None) -> str:
         """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""
@@ -157,9 +152,9 @@ class Ctx:
         return f"https://t.me/{bot}" + (f"?start={start}" if start else "")
 
     def reply(self, key: str, **data: Any) -> None:
-        """Answer him with ``key``, in its short ``sms.`` form if he texts and it has one."""
-        sms = self.identity is not None and self.identity.channel == SMS
-        self.reply_text(key, t(self.lang, f"sms.{key}" if sms and has("en", f"sms.{key}") else key, **data))
+        """Answer him with ``key``, in its short ``sms.`` form if his channel reads short and it has one."""
+        short = self.identity is not None and channel(self.identity.channel).short
+        self.reply_text(key, t(self.lang, f"sms.{key}" if short and has("en", f"sms.{key}") else key, **data))
 
     def reply_text(self, key: str, text: str, game_id: int | None = None, buttons: Buttons | None = None) -> None:
         assert self.identity is not None

@@ -98,7 +98,7 @@ def stage_outbox(session: Session, row: Outbox) -> None:
     """Keep a new outbox row to be written with the transaction's others in one INSERT
     (``write_outbox``, before commit or before the outbox is read) rather than by the unit of work,
     whose insert of them was, after the log's, the largest cost of a move. Until written the row is a
-    plain object: what changes it meanwhile (``Ctx.merge_sms``) is written with it."""
+    plain object: what changes it meanwhile (``Ctx.merge_texts``) is written with it."""
     session.info.setdefault(OUTBOX, []).append(row)
 
 

@@ -196,7 +196,7 @@ def telegram(cfg: Settings) -> list[Check]:
         return [Check("telegram", SKIP, "off (TELEGRAM_BOT_TOKEN is not set)")]
     from telegram import Bot
 
-    from service.delivery.telegram_sender import bot_base_url
+    from service.channels.telegram.sender import bot_base_url
 
     async def ask() -> Any:
         async with Bot(cfg.TELEGRAM_BOT_TOKEN or "", base_url=bot_base_url(cfg.TELEGRAM_API_URL)) as bot:

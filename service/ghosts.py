@@ -15,7 +15,8 @@ the engine state, when a seat changes hands, when the game ends, when the host f
 
 If Telegram refuses (400 "not enough rights", or a basic group, where restricting does not exist),
 the worker reports the row and ``refused`` tells the game's hosts once and turns the option off
-for that game, so nothing is tried again and again. SMS players are never concerned. A Ghost whose
+for that game, so nothing is tried again and again. Only a channel with acts on chats (Telegram's
+``Channel.acts``) is concerned: ``Ctx.act`` writes nothing for the others. A Ghost whose
 messages cannot reach him privately (he blocked the bot) is not muted: the worker drops every row
 for an unreachable person.
 """
@@ -31,6 +32,7 @@ from sqlmodel import Session, col, select
 
 import engine
 
+from .channels import channel as channel_of
 from .db import write_outbox
 from .i18n import t
 from .models import Game, Identity, Outbox
@@ -42,9 +44,6 @@ if TYPE_CHECKING:
 
 OPTION = "mute_ghosts"
 MUTE, UNMUTE = "mute", "unmute"
-#: What Telegram says when the bot may not restrict members of that chat (not an admin, no right
-#: to restrict, or a basic group): muting cannot work in this game.
-NO_RIGHTS = ("not enough rights", "supergroup", "not an administrator", "chat_admin_required")
 
 
 def enabled(game: Game) -> bool:
@@ -87,8 +86,9 @@ def sync(room: Room) -> None:
 
 
 def refused(svc: Service, outbox_ids: Sequence[int]) -> None:
-    """The worker's report of acts Telegram refused: where the reason is the bot's rights, tell the
-    game's hosts once and turn muting off for that game (it would be refused every time)."""
+    """The worker's report of acts the platform refused: where the reason is the bot's rights (as the
+    channel reads its error: ``Channel.cannot_act``), tell the game's hosts once and turn muting off
+    for that game (it would be refused every time)."""
     from .context import Ctx
     from .db import lock_game
     from .reminders import hosts
@@ -97,7 +97,7 @@ def refused(svc: Service, outbox_ids: Sequence[int]) -> None:
     with Session(svc.db) as s:
         rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(outbox_ids)))).all()
         games = sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
-                        and any(w in (r.last_error or "").lower() for w in NO_RIGHTS)})
+                        and channel_of(r.channel).cannot_act(r.last_error or "")})
 
     for game_id in games:
         def work(session: Session, now: datetime, game_id: int = game_id) -> tuple[None, Ctx | None]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import string
-import unicodedata
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -113,34 +112,3 @@ def duration_text(seconds: float, lang: str) -> str:
     words = [format_timedelta(timedelta(seconds=n * unit), threshold=1, granularity="minute", locale=lang)
              for n, unit in parts if n]
     return " ".join(words) or format_timedelta(timedelta(0), granularity="minute", locale=lang)
-
-
-# -- SMS ---------------------------------------------------------------------------------------------
-GSM7 = set(
-    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
-    "abcdefghijklmnopqrstuvwxyzäöñüà"
-)
-GSM7_EXT = set("^{}\\[~]|€")
-_REPLACE = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "«": '"', "»": '"',
-            "\u00a0": " ", "→": "->", "×": "x", "È": "E'"}
-
-
-def is_gsm7(text: str) -> bool:
-    return all(c in GSM7 or c in GSM7_EXT for c in text)
-
-
-def gsm7(text: str) -> str:
-    """Keep an SMS in GSM-7 (160 characters a segment instead of 70): letters outside the
-    alphabet lose their accents (Spanish á í ó ú), typographic marks become plain ones."""
-    out = []
-    for c in text:
-        if c in GSM7 or c in GSM7_EXT:
-            out.append(c)
-            continue
-        c = _REPLACE.get(c, c)
-        if all(x in GSM7 or x in GSM7_EXT for x in c):
-            out.append(c)
-            continue
-        base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
-        out.append(base if base and all(x in GSM7 for x in base) else "?")
-    return "".join(out)

@@ -24,7 +24,8 @@ from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
 from . import ghosts, grammar, render, series
-from .context import SMS, TELEGRAM, Buttons, Ctx
+from .channels import channel as channel_of
+from .context import Buttons, Ctx
 from .errors import error_text
 from .grammar import Parsed, fold
 from .i18n import LANGUAGES, role_name, t
@@ -288,7 +289,7 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
         seats = room.names()
         listed = render.options(actions, lang, seats=seats)[0]
         say("svc.options", t(lang, "svc.options", options=listed),
-            render.buttons(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
+            channel_of(person.channel).keyboard(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
 
 
 def leave(ctx: Ctx, room: Room) -> None:
@@ -323,7 +324,7 @@ def tell_deck(ctx: Ctx, room: Room) -> None:
         dealt = engine.dealt_deck(game.rules, n, deck=deck, theme=theme, seed=game.seed)
     except InvalidSetup as e:
         return ctx.reply("svc.set.deck_bad", code=game.code, reason=error_text(ctx.lang, e))
-    sms = ctx.identity is not None and ctx.identity.channel == SMS
+    sms = ctx.identity is not None and channel_of(ctx.identity.channel).short
     line = render.deck_line(dealt["deck"], ctx.lang, sms)
     if "three_of" in dealt:
         line = t(ctx.lang, "svc.deck.three_of", deck=line,
@@ -339,7 +340,7 @@ def start(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.not_host")
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
-    far = [s.name for s, p in room.seated() if p.channel == TELEGRAM and (not p.direct or p.unreachable)]
+    far = [s.name for s, p in room.seated() if channel_of(p.channel).writes_first and (not p.direct or p.unreachable)]
     if far:  # Telegram refuses a bot's first word: they must open the bot before secrets can reach them
         room.broadcast("svc.start.unreachable", {"names": ", ".join(far), "link": ctx.bot_link()}, kind="lobby")
         return None

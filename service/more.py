@@ -1,6 +1,6 @@
 """``more``: the town square of a reader's last summary, whole.
 
-By SMS the summary that comes with each phase's text keeps the talk short (``room.square_lines``):
+By SMS the summary that comes with each phase's text keeps the talk short (``digest.square_lines``):
 each item cut to a line, the talk stopping at a few lines with the rest counted, and a word on how
 to read it all. ``more`` answers with every item of that summary's square as it was said, in pages
 that each fit one text (``more 2`` for the second page), since a long day's talk would otherwise
@@ -12,11 +12,13 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from . import play
-from .context import SMS, Ctx
+from .channels import channel as channel_of
+from .context import Ctx
+from .digest import SQUARE_KEYS
 from .grammar import Parsed
 from .i18n import t
 from .models import Inbound, Outbox
-from .room import SQUARE_KEYS, Room
+from .room import Room
 
 #: A page's length: ten GSM-7 segments, within Twilio's 1,600 characters a text.
 PAGE = 1530
@@ -43,7 +45,7 @@ def more(ctx: Ctx, room: Room, p: Parsed) -> None:
         return ctx.reply("svc.more.none")
     lang = ctx.lang
     room_for = PAGE - len(t(lang, "svc.more.next", page=999))
-    pages = paginate(list(rows), room_for if ctx.identity.channel == SMS else 4000)
+    pages = paginate(list(rows), room_for if channel_of(ctx.identity.channel).short else 4000)
     if page > len(pages):
         return ctx.reply("svc.more.end")
     text = pages[page - 1]

@@ -12,7 +12,8 @@ from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 
 from . import grammar, metrics, render
-from .context import SMS, Ctx
+from .channels import channel as channel_of
+from .context import Ctx
 from .db import write_events
 from .errors import error_text
 from .grammar import Parsed
@@ -54,7 +55,7 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
             texts = [a.text() for a in legal]
             listed = render.options(texts, ctx.lang, seats=room.names())[0]
             ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
-                           buttons=render.buttons(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
+                           buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
     else:
         if len(p.args) > 1:
@@ -88,7 +89,7 @@ def show_choice(ctx: Ctx, room: Room, name: str, chosen: str) -> None:
     now = [a.text() for a in engine.legal_actions(room.state, name)] if game.phase_no == ctx.tap.phase else []
     texts = now if chosen in now else [chosen, *now]
     assert ctx.tap.phase is not None  # a tap of this very phase (``move``)
-    keyboard = render.buttons(texts, game.code, ctx.lang, phase=ctx.tap.phase, seats=room.names(), chosen=chosen)
+    keyboard = ctx.keyboard(texts, game.code, ctx.lang, phase=ctx.tap.phase, seats=room.names(), chosen=chosen)
     ctx.show_buttons(ctx.identity, ctx.tap, keyboard, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
 
 
@@ -109,7 +110,7 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
     listed = render.options(actions, lang, seats=room.names())[0]
     ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.options", options=listed)]), room.id,
-                   buttons=render.buttons(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
+                   buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
 
 
 #: The engine's refusals that are about the target named, not about the move itself.
@@ -159,7 +160,7 @@ def help_(ctx: Ctx, room: Room) -> None:
         if actions:
             listed = render.options(actions, lang, seats=room.names())[0]
             ctx.reply_text("svc.help.now", t(lang, "svc.help.now", actions=listed, **when), room.id,
-                           buttons=render.buttons(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
+                           buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
         else:
             ctx.reply("svc.help.nothing", **when)
     if room.is_host(me):
@@ -171,7 +172,7 @@ def status(ctx: Ctx, room: Room) -> None:
     if game.status == "lobby" or room.state is None:
         return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
     reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)),
-                           sms=ctx.identity is not None and ctx.identity.channel == SMS)
+                           sms=ctx.identity is not None and channel_of(ctx.identity.channel).short)
     pv = engine.public_view(room.state)
     if game.status == "ended":  # ended by a host: no winner, every card shown
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
@@ -247,7 +248,7 @@ def timezone(ctx: Ctx, p: Parsed) -> None:
 
 def digest(ctx: Ctx, p: Parsed) -> None:
     assert ctx.identity is not None
-    if ctx.identity.channel == SMS:  # by SMS the square is always held for the phase's text (room.holds)
+    if channel_of(ctx.identity.channel).short:  # by SMS the square is always held for the phase's text (room.holds)
         return ctx.reply("svc.digest.sms")
     on = grammar.parse_yes_no(p.args[0]) if p.args else not ctx.identity.digest
     if on is None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .channels.telegram import button_data
 from .i18n import deadline_text, has, role_name, t
 
 
@@ -279,17 +278,6 @@ def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None
     return text
 
 
-def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
-    """A piece of public commentary as one item of the summary an SMS reader gets with the next
-    phase (``room.digest_text``): a nomination as ``ann>bob``, a join as the name; None: the
-    item is its whole text."""
-    if key == "day.vote":
-        return t(lang, "sms.held.vote", voter=data.get("voter"), target=data.get("target"))
-    if key == "svc.joined":
-        return str(data.get("name"))
-    return None
-
-
 # -- replies built from views ----------------------------------------------------------------------
 def seat_number(target: str, seats: Sequence[str]) -> str | None:
     """What a player types for ``target`` by number: the seat of a player (``3``), the seat and side
@@ -334,38 +322,6 @@ def options(actions: Sequence[str], lang: str, sms: bool = False, *,
         word = verb_word(lang, verb)
         parts.append(f"{word} {listed}" if listed else word)
     return "; ".join(parts), list(seats)
-
-
-CHOSEN = "\u2713 "
-"""Marks the button of the choice made (Telegram only: SMS has no buttons)."""
-
-
-def buttons(actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-            chosen: str | None = None, per_row: int = 3) -> list[list[dict[str, str]]]:
-    """The same choices as inline buttons, each bound to its moment: a tap sends the game, the phase
-    the button was made for and the move with seats for players (``#ABCD/4 vote 3``: short whatever
-    the names, see ``channels.telegram.button_data``), so a tap from a phase that is over changes
-    nothing. One row of names per verb (wrapped), the verb shown when there are several; ``chosen``
-    (a move) is marked, for the keyboard edited after a tap."""
-    verbs = list(dict.fromkeys(a.partition(" ")[0] for a in actions))
-    rows: list[list[dict[str, str]]] = []
-    for verb in verbs:
-        row: list[dict[str, str]] = []
-        for a in actions:
-            v, _, target = a.partition(" ")
-            if v != verb:
-                continue
-            label = target or verb_word(lang, v)
-            if target and len(verbs) > 1:
-                label = f"{verb_word(lang, v)} {target}"
-            typed = f"{v} {seat_number(target, seats) or target}" if target else v
-            row.append({"text": CHOSEN + label if a == chosen else label, "data": button_data(code, phase, typed)})
-            if len(row) == per_row:
-                rows.append(row)
-                row = []
-        if row:
-            rows.append(row)
-    return rows
 
 
 def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:

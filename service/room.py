@@ -18,36 +18,15 @@ import engine
 from engine import Event, GameState, Phase
 
 from . import ghosts, render, series
-from .context import SMS
+from .channels import channel as channel_of
+from .channels.base import Channel, Notice
 from .db import last_logged, log_event, staged_outbox, write_events, write_outbox
+from .digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
 
 if TYPE_CHECKING:
     from .context import Ctx
-
-#: What an SMS reader is not sent at a phase change, since the same command's next text says it:
-#: the suspects (the ballot's text names them, ``sms.phase.ballot``). The row is written, ``merged``.
-SMS_SAID_NEXT = frozenset({"day.suspects"})
-#: Keys that are talk in the town square: held for players who take it as a digest.
-SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
-#: The public running commentary an SMS reader takes summarised in his next phase's text instead
-#: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
-SMS_HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
-#: The answers to an SMS reader's own moves, held: the next phase's text shows his nominations among
-#: everyone's and what came of his night. Only his moves of the first night and the first day's
-#: nominations are answered at once, with a word on this (``sms.own.first``); a refused or unclear
-#: move is answered at once, as any error. A secret ballot is always answered at once: nothing
-#: shows it before the ballots are revealed, and he may change it (``status`` shows it too).
-SMS_OWN_HELD_KEYS = frozenset({"day.vote", "night.choice"})
-#: Of those, the ones answered at once in the game's first night or day: (key, "night" or "day").
-SMS_FIRST_ANSWERED = {"night.choice": "night", "day.vote": "day"}
-#: The held copy of an SMS reader's own nomination answered at once (the first day's): his answer
-#: promised that the next phase's text shows it, so the summary has it among everyone's.
-SMS_OWN_VOTE = "sms.held.own_vote"
-#: Held rows that are nominations, as the summary reads them (``sms.held.vote``).
-VOTE_KEYS = frozenset({"day.vote", SMS_OWN_VOTE})
-
 
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
 FORMER = "former"
@@ -112,7 +91,7 @@ class Room:
         self._seq: int = max(last or 0, last_logged(s, game.id))
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
-        now, merged for SMS readers (``Ctx.merge_sms``)."""
+        now, merged for SMS readers (``Ctx.merge_texts``)."""
 
     # -- who --------------------------------------------------------------------------------------
     def seat_of(self, identity_id: int | None) -> Seat | None:
@@ -180,7 +159,7 @@ class Room:
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
         return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id),
-                             sms=identity.channel == SMS)
+                             sms=channel_of(identity.channel).short)
 
     # -- saying ------------------------------------------------------------------------------------
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
@@ -209,10 +188,10 @@ class Room:
                 continue
             if group is not None and self.in_group(person):
                 continue
-            self._say(person, seat, key, data, audience, f"g{self.id}:e{seq}:i{person.id}")
+            self._say(Notice(person, key, data, audience), seat, f"g{self.id}:e{seq}:i{person.id}")
         for mod in self.moderators():
             if mod.id not in skip and not (group is not None and self.in_group(mod)):
-                self._say(mod, None, key, data, audience, f"g{self.id}:e{seq}:i{mod.id}")
+                self._say(Notice(mod, key, data, audience), None, f"g{self.id}:e{seq}:i{mod.id}")
         # Talk typed in the group is already there: it goes only to those who do not read it.
         said_there = key in SQUARE_KEYS and self.ctx.chat is not None and self.ctx.chat is group
         if group is not None and group.id not in skip and not said_there:
@@ -220,41 +199,42 @@ class Room:
                           f"g{self.id}:e{seq}:i{group.id}", game_id=self.id)
         return seq
 
-    def holds(self, person: Identity, key: str) -> bool:
-        """Whether ``key`` waits for the next phase's summary instead of going to ``person`` now:
-        square talk for a digest reader; the commentary for an SMS reader, except what answers his
-        own command (his vote, his join), which he gets at once."""
+    def holds(self, notice: Notice) -> bool:
+        """Whether ``notice`` waits for the next phase's summary instead of going to its reader now:
+        square talk for a digest reader; what his channel holds (the commentary, by SMS), except
+        what answers his own command (his vote, his join), which he gets at once."""
+        person = notice.reader
         if self._changing:
             return False
-        if key in SQUARE_KEYS and person.digest:
+        if notice.key in SQUARE_KEYS and person.digest:
             return True
-        if person.channel != SMS:
-            return False
-        me = self.ctx.identity
-        if me is not None and person.id == me.id:
-            return key in SMS_OWN_HELD_KEYS and not self._first_answer(key)
-        return key in SMS_HELD_KEYS
+        way, me = channel_of(person.channel), self.ctx.identity
+        own = me is not None and person.id == me.id
+        return way.holds(notice, own, own and self._first_answer(notice, way))
 
-    def _first_answer(self, key: str) -> bool:
-        """His move of a kind answered at once by SMS (the first night's choice, the first day's
-        nomination): the answer says that from then on the next phase's text shows his moves."""
-        when = SMS_FIRST_ANSWERED.get(key)
+    def _first_answer(self, notice: Notice, way: Channel) -> bool:
+        """His move of a kind his channel answers at once only at first (by SMS the first night's
+        choice, the first day's nomination): the answer says that from then on the next phase's
+        text shows his moves."""
+        when = way.answered_first(notice)
         return when is not None and self.state is not None and getattr(self.state, when, None) == 1
 
-    def _say(self, person: Identity, seat: Seat | None, key: str, data: Mapping[str, Any],
-             audience: Sequence[str] | None, dedup: str) -> None:
-        hold = self.holds(person, key)
-        # Held for SMS: only one item of the summary to come, as short as it can be.
-        short = render.held_line(key, data, person.language) if hold and person.channel == SMS else None
-        text = short if short is not None else self.text_for(key, data, audience, person, seat)
+    def _say(self, notice: Notice, seat: Seat | None, dedup: str) -> None:
+        """Stage ``notice`` for its reader as his channel has it: held for the summary (as one short
+        item), sent now, or written as said already by the same command's next text."""
+        person, key = notice.reader, notice.key
+        way = channel_of(person.channel)
+        hold = self.holds(notice)
+        short = way.held_line(notice) if hold else None
+        text = short if short is not None else self.text_for(key, notice.data, notice.audience, person, seat)
         me = self.ctx.identity
-        first = person.channel == SMS and me is not None and me.id == person.id and self._first_answer(key)
+        first = me is not None and me.id == person.id and self._first_answer(notice, way)
         if first:
             text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
-        said = self._changing and person.channel == SMS and key in SMS_SAID_NEXT
+        said = self._changing and way.said_next(notice)
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold, said=said)
         if first and key == "day.vote" and not self._changing:  # and with everyone's, as promised
-            self.ctx.send(person, SMS_OWN_VOTE, render.held_line(key, data, person.language) or text,
+            self.ctx.send(person, SMS_OWN_VOTE, way.held_line(notice) or text,
                           f"{dedup}:own", game_id=self.id, hold=True)
 
     # -- the engine ----------------------------------------------------------------------------------
@@ -326,11 +306,12 @@ class Room:
             actions = [a.text() for a in engine.legal_actions(self.state, seat.name)]
             if not actions:
                 continue
-            listed = render.options(actions, person.language, person.channel == SMS, seats=seats)[0]
-            key = render.sms_key("svc.options", person.channel == SMS)
+            way = channel_of(person.channel)
+            listed = render.options(actions, person.language, way.short, seats=seats)[0]
+            key = render.sms_key("svc.options", way.short)
             self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
-                          buttons=render.buttons(actions, self.game.code, person.language,
+                          buttons=way.keyboard(actions, self.game.code, person.language,
                                                  phase=self.game.phase_no, seats=seats))
 
     def reveal_nights(self) -> None:
@@ -347,7 +328,7 @@ class Room:
             return
         seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
         for person in self.public_people():
-            if person.channel == SMS:  # on request: his end text says to ask ``status`` (``sms.end.more``)
+            if channel_of(person.channel).short:  # on request: his end text says to ask ``status`` (``sms.end.more``)
                 continue
             self.ctx.send(person, "svc.reveal", render.nights_text(nights, person.language),
                           f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
@@ -390,87 +371,6 @@ class Room:
             votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
             if votes:
                 pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
-            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=person.channel == SMS)
+            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=channel_of(person.channel).short)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)
-
-
-#: Held rows a summary leaves out, as the next phase's text says them or what came of them: his own
-#: secret ballot (the ballots are revealed with the lynching), his own night choice (the dawn).
-SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
-
-
-def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:
-    """Each nomination's held line (``sms.held.vote``) read back to its (voter, target), by the
-    voter's part of the line: a name may hold any character the line uses, a target may be a house."""
-    out: dict[str, tuple[str, str]] = {}
-    for voter in voters:
-        head, _, tail = t(lang, "sms.held.vote", voter=voter, target="\0").partition("\0")
-        for text in texts:
-            if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
-                out.setdefault(text, (voter, text[len(head):len(text) - len(tail)]))
-    return out
-
-
-def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,
-                seating_shown: bool = False, sms: bool = False) -> str:
-    """Held rows as one summary: who joined (unless the seating follows), the nomination votes by
-    target with who cast them (``bob(ann,cat) eve(dan)``), then the talk and the rest as the digest
-    has always read; by SMS with the talk kept short (``square_lines``). Empty when there is
-    nothing to say."""
-    lobby = ("svc.joined", "svc.left")
-    joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
-    votes = [r.text for r in rows if r.key in VOTE_KEYS]
-    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
-            or (r.key == "svc.left" and not seating_shown)]
-    known = [pairs[v] for v in votes if pairs and v in pairs]
-    parts = []
-    if joined:
-        parts.append(t(lang, "sms.held.joined", names=", ".join(joined)))
-    if votes:
-        listed = [render.grouped(known, lang)] if known else []
-        listed += [v for v in votes if not pairs or v not in pairs]
-        parts.append(t(lang, "sms.held.votes", votes=" ".join(listed)))
-    if rest:
-        lines, cut = square_lines(rest, lang) if sms else ([r.text for r in rest], False)
-        parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(lines)))
-        if cut:
-            parts.append(t(lang, "sms.digest.more"))
-    return " ".join(parts)
-
-
-#: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops
-#: at about ``SQUARE_ROOM`` (the rest counted): one 4,000-character message from a Telegram player
-#: would otherwise make every SMS player's phase text thirty segments, and a lively day's square
-#: ten. ``more`` texts the whole square of his last summary (``service.more``).
-TALK_ITEM = 80
-SQUARE_ROOM = 320
-
-
-def square_lines(rows: Sequence[Outbox], lang: str) -> tuple[list[str], bool]:
-    """The summary's items by SMS, each talk item cut short, and whether anything was left out."""
-    lines: list[str] = []
-    used, cut = 0, False
-    for i, row in enumerate(rows):
-        text = row.text
-        if row.key in SQUARE_KEYS:
-            short = clip(text, TALK_ITEM)
-            cut = cut or short != text
-            if lines and used + len(short) > SQUARE_ROOM:
-                lines.append(t(lang, "sms.digest.left", count=len(rows) - i))
-                return lines, True
-            text = short
-        lines.append(text)
-        used += len(text) + 3
-    return lines, cut
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, at a word where one is near, marked ``...``."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit - 3]
-    space = head.rfind(" ")
-    if space > limit * 2 // 3:
-        head = head[:space]
-    return head.rstrip() + "..."

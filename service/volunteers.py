@@ -17,7 +17,8 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from . import grammar, lobby
-from .context import TELEGRAM, Buttons, Ctx
+from .channels import channel as channel_of
+from .context import Buttons, Ctx
 from .grammar import Parsed
 from .models import Game, Identity, Seat, Volunteer
 from .room import Room
@@ -64,7 +65,8 @@ def queue(ctx: Ctx, game: Game) -> list[Volunteer]:
 
 def reachable(person: Identity) -> bool:
     """A message can reach him privately (Telegram refuses a bot's first word)."""
-    return not (person.opted_out or person.unreachable or (person.channel == TELEGRAM and not person.direct))
+    far = channel_of(person.channel).writes_first and not person.direct
+    return not (person.opted_out or person.unreachable or far)
 
 
 def next_volunteer(ctx: Ctx, room: Room) -> Identity | None:

@@ -16,7 +16,7 @@ limited, retried and opt-out aware like everything else; only a button tap is an
 response itself (answerCallbackQuery, as the Bot API allows), which costs no request.
 
 python-telegram-bot's custom-webhook pattern, without its object tree for the update: the few
-fields a command needs are read from the JSON (``channels.telegram.incoming``); an ``Application``
+fields a command needs are read from the JSON (``channels.telegram.inbound.incoming``); an ``Application``
 built without an updater is initialized (one getMe, for the bot's username in t.me links) on the
 first update that needs it, never at import.
 """
@@ -26,10 +26,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import hmac
-import json
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qsl
@@ -38,12 +37,12 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy import text as sql
 from starlette.concurrency import run_in_threadpool
-from twilio.request_validator import RequestValidator
 
 from service import metrics
-from service.app import Incoming, Service
-from service.channels import sms, telegram
-from service.context import Tap
+from service.app import Service
+from service.channels.base import Incoming
+from service.channels.sms import inbound as sms
+from service.channels.telegram import inbound as telegram
 from service.db import is_sqlite, make_engine
 from service.group_commit import GroupCommit
 from service.health import liveness
@@ -165,7 +164,7 @@ class Web:
         if self._tg_app is None:
             from telegram.ext import Application
 
-            from service.delivery.telegram_sender import bot_base_url
+            from service.channels.telegram.sender import bot_base_url
 
             self._tg_app = (Application.builder().token(self.settings.TELEGRAM_BOT_TOKEN or "")
                             .base_url(bot_base_url(self.settings.TELEGRAM_API_URL)).updater(None).build())
@@ -192,27 +191,19 @@ class Web:
         if self._tg_app is not None:
             await self._tg_app.shutdown()
 
-    def twilio_valid(self, request: Request, form: Mapping[str, str]) -> bool:
-        """Twilio signs the URL it called: behind Heroku's or Fly's proxy the request's own URL says
-        http and another host, so it is rebuilt from PUBLIC_URL, with the query string as sent."""
-        url = self.settings.PUBLIC_URL.rstrip("/") + request.url.path
-        if request.url.query:
-            url += "?" + request.url.query
-        signature = request.headers.get("x-twilio-signature", "")
-        validator = RequestValidator(self.settings.TWILIO_AUTH_TOKEN or "")
-        return bool(signature) and bool(validator.validate(url, dict(form), signature))
-
     async def twilio_form(self, request: Request) -> dict[str, str]:
         if not channels(self.settings)["sms"]["on"]:
             raise HTTPException(404, "SMS is off")
         form = parse_form(await read_body(request, "application/x-www-form-urlencoded"))
-        if not self.twilio_valid(request, form):
+        # Signed over the URL Twilio called: rebuilt from PUBLIC_URL, with the query string as sent.
+        url = self.settings.PUBLIC_URL.rstrip("/") + request.url.path
+        if request.url.query:
+            url += "?" + request.url.query
+        if not sms.signed(url, form, request.headers.get("x-twilio-signature", ""), self.settings.TWILIO_AUTH_TOKEN):
             raise HTTPException(403, "bad signature")
-        sid = self.settings.TWILIO_ACCOUNT_SID or ""
-        if not hmac.compare_digest(form.get("AccountSid", "").encode(), sid.encode()):
+        if not sms.from_account(form, self.settings.TWILIO_ACCOUNT_SID):
             raise HTTPException(403, "another account")
-        # PostgreSQL refuses NUL bytes anywhere in a text (a MessageSid or a number with one was a 500).
-        return {k.replace("\x00", ""): v.replace("\x00", "") for k, v in form.items()}
+        return sms.cleaned(form)
 
 
 class CountUpdates:
@@ -337,29 +328,19 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     async def telegram_webhook(request: Request) -> JSONResponse:
         if not channels(cfg)["telegram"]["on"]:
             raise HTTPException(404, "Telegram is off")
-        given = request.headers.get("x-telegram-bot-api-secret-token", "")
-        if not hmac.compare_digest(given.encode(), (cfg.TELEGRAM_WEBHOOK_SECRET or "").encode()):
+        if not telegram.authentic(request.headers.get("x-telegram-bot-api-secret-token", ""),
+                                  cfg.TELEGRAM_WEBHOOK_SECRET):
             raise HTTPException(403, "bad secret")
         body = await read_body(request, "application/json")
         try:
-            data = json.loads(body)
-        except ValueError:
+            item = telegram.incoming(telegram.update_of(body), await web.bot_username())
+        except telegram.NotJson:
             raise HTTPException(400, "malformed JSON") from None
-        if not isinstance(data, dict) or type(data.get("update_id")) is not int:
-            raise HTTPException(400, "not a Telegram update")
-        try:
-            item = telegram.incoming(data, await web.bot_username())
         except telegram.NotAnUpdate:
             raise HTTPException(400, "not a Telegram update") from None
         replies: list[str] = []
         if item is not None and not item.unusable:
-            tap = None
-            if item.callback_id is not None:
-                chat, message_id = item.message or (None, None)
-                tap = Tap(item.phase, chat, message_id)
-            replies = await web.inbound(Incoming(telegram.CHANNEL, item.address, item.external_id, item.text,
-                                                 item.display_name, chat=item.chat, overheard=item.overheard,
-                                                 tap=tap, language=item.language))
+            replies = await web.inbound(item)
         return JSONResponse(telegram.webhook_answer(item, replies))
 
     @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)

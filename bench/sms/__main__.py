@@ -6,7 +6,7 @@ Each game is opened, joined and started by text messages on the ``sms`` channel,
 who send one random legal move each per phase (``engine.playout.random_moves``, typed as a player
 would: ``#CODE vote bob``), and its deadlines pass by ``Service.close_phase`` under a clock the
 bench moves. Every text to an SMS identity (each outbox row that was not merged into another) is
-then priced with ``service.delivery.sms``; the rows merged into a text are listed by key, and each
+then priced with ``service.channels.sms.gsm7``; the rows merged into a text are listed by key, and each
 kind of merged text is broken down by the keys of its parts (characters each part adds), so a change
 to one catalog entry shows where its characters went. The games' seeds come from ``--seed``: two
 runs on the same code play the same games, so a before/after is the texts' doing, not the dice's.
@@ -40,10 +40,11 @@ import engine
 from engine import Phase
 from engine.playout import random_moves
 from service.app import Service
-from service.context import SMS_MERGED
+from service.channels.sms import MERGED as SMS_MERGED
+from service.channels.sms.gsm7 import fold as gsm7
+from service.channels.sms.gsm7 import is_gsm7, sms_size, to_gsm7
 from service.db import make_engine, upgrade
-from service.delivery.sms import is_gsm7, sms_size, to_gsm7
-from service.i18n import LANGUAGES, LOCALE_DIR, gsm7
+from service.i18n import LANGUAGES, LOCALE_DIR
 from service.models import Game, Identity, Outbox
 from service.settings import Settings
 

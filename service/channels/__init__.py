@@ -1,2 +1,23 @@
-"""The channel adapters: how a Telegram update or an incoming SMS becomes one command text for
-``Service.handle_inbound``. No rules here: authenticate (in ``service.web``), parse, hand on."""
+"""The channels: one package each (``telegram``, ``sms``), holding its inbound parsing and
+authentication, its presentation and its sender, behind ``base.Channel``. The core asks a reader's
+channel how a notice looks (``of``); a new channel is one package and one line in ``CHANNELS``
+(or ``register``, as the tests' console channel does)."""
+
+from __future__ import annotations
+
+from service.channels import sms, telegram
+from service.channels.base import Channel, Plain
+
+CHANNELS: dict[str, Channel] = {c.name: c for c in (telegram.CHANNEL, sms.CHANNEL)}
+
+
+def register(channel: Channel) -> None:
+    """Add a channel (or replace the one of that name)."""
+    CHANNELS[channel.name] = channel
+
+
+def channel(name: str) -> Channel:
+    """The channel named ``name``: a plain one for a name no package registered (the recording
+    channel of the service's tests)."""
+    found = CHANNELS.get(name)
+    return found if found is not None else Plain(name)

@@ -1,4 +1,4 @@
-"""Outbound delivery: the senders, the one global rate limiter, and SMS arithmetic.
+"""Outbound delivery, channel-neutral: the sender interface, the one global rate limiter, dispatch.
 
 How the worker is meant to put them together for one outbox row (texts in, one attempt out):
 
@@ -13,5 +13,6 @@ How the worker is meant to put them together for one outbox row (texts in, one a
     PERMANENT   -> mark the recipient unreachable (result.reason) and tell the host; never retry
 
 The limiter's channel-wide budgets belong to a bot or a sender number: build it with
-`channel_ids={"telegram": telegram_sender.bot_id, "sms": twilio_sender.sender_id}`.
+`channel_ids={"telegram": telegram_sender.bot_id, "sms": twilio_sender.sender_id}` (the senders of
+`service.channels.telegram.sender` and `service.channels.sms.sender`).
 """

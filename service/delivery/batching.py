@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from service.channels import channel as channel_of
+from service.channels.telegram import TELEGRAM_MAX
 from service.delivery.rows import Row, chat_kind
 from service.delivery.senders import Keyboard
-
-TELEGRAM_MAX = 4096
-TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
-MAX_LEN = {"telegram": TELEGRAM_MAX, "sms": TWILIO_MAX}
-"""The longest text one message of each channel may hold."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +95,7 @@ def sends(rows: Sequence[Row], prepare: Callable[[str], str] | None = None) -> l
     if not rows:
         return []
     first = rows[0]
-    limit = MAX_LEN.get(first.channel)
+    limit = channel_of(first.channel).max_len  # the longest text one message may hold
     fit = prepare or (lambda text: text)
     out: list[Send] = []
     for r in rows:

@@ -18,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from service.channels import channel as channel_of
 from service.db import is_sqlite, transaction
 from service.delivery.senders import Button, Keyboard, PermanentReason
 from service.models import Identity, Outbox, utcnow
@@ -42,8 +43,8 @@ class Row:
 
 
 def chat_kind(channel: str, address: str) -> str:
-    """Telegram groups have negative chat ids; everything else is one person."""
-    return "group" if channel == "telegram" and address.startswith("-") else "private"
+    """A group chat (Telegram's have negative ids) or one person, as the address's channel says."""
+    return "group" if channel_of(channel).group(address) else "private"
 
 
 def keyboard(raw: Any) -> Keyboard | None:
@@ -219,8 +220,9 @@ def unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str)
 def move_address(db: Engine, identity_id: int, address: str) -> None:
     """A Telegram group became a supergroup: its new id is where it is reached from now on."""
     with transaction(db) as s:
-        taken = s.exec(select(Identity).where(Identity.channel == "telegram", Identity.address == address)).first()
         person = s.get(Identity, identity_id)
+        channel = person.channel if person is not None else ""
+        taken = s.exec(select(Identity).where(Identity.channel == channel, Identity.address == address)).first()
         if person is not None and taken is None:
             person.address = address
             s.add(person)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from service.delivery.sms import segments
+from service.channels import channel as channel_of
 
 
 class SendStatus(StrEnum):
@@ -149,7 +149,7 @@ class RecordingSender:
         self._next_id = 0
 
     def cost(self, text: str) -> int:
-        return segments(text) if self.channel == "sms" else 1
+        return channel_of(self.channel).cost(text)
 
     def send(self, address: str, text: str, *, buttons: Keyboard | None = None, dedup_key: str) -> SendResult:
         if self.closed:

@@ -22,7 +22,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from service.delivery.sms import sms_size
+from service.channels.sms.gsm7 import sms_size
 
 _E164 = re.compile(r"\+[1-9]\d{6,14}")
 

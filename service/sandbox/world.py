@@ -30,7 +30,7 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
 from service.app import Service
-from service.channels.sms import keyword
+from service.channels.sms.inbound import keyword
 from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason

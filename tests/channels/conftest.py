@@ -17,11 +17,10 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
 from service.app import Service
-from service.channels.telegram import read_button
-from service.delivery.telegram_sender import TelegramSender
-from service.delivery.twilio_sender import TwilioSender
+from service.channels.sms.sender import TwilioSender
+from service.channels.telegram.presentation import CHOSEN, read_button
+from service.channels.telegram.sender import TelegramSender
 from service.models import Game, Identity, Outbox
-from service.render import CHOSEN
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio

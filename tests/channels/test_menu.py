@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.channels.telegram import MENU, MENU_WORDS, menu
+from service.channels.telegram.presentation import MENU, MENU_WORDS, menu
 from service.grammar import parse
 from service.i18n import LANGUAGES
 

@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
-from service.channels.telegram import Incoming, NotAnUpdate, incoming, read_button, webhook_answer
+from service.channels.base import Incoming, Tap
+from service.channels.telegram.inbound import NotAnUpdate, incoming, webhook_answer
+from service.channels.telegram.presentation import buttons, read_button
 from service.sandbox import inbound
 
+TG = "telegram"
 ANN = inbound.telegram_user(11, "Ann Marie")
 GROUP = inbound.telegram_chat(-500, "Villaggio")
 
@@ -23,24 +26,24 @@ def _tap(data: Any, chat: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def test_the_fields_a_command_needs_come_from_the_json() -> None:
     it = "it"  # ANN's Telegram is in Italian (from.language_code)
-    assert incoming(inbound.text_update(ANN, " vote bob ", update_id=7)) == Incoming("11", "7", "vote bob", "Ann", None,
-                                                                                       language=it)
-    assert incoming(inbound.text_update(ANN, "/start AB12", update_id=8)) == Incoming("11", "8", "join AB12", "Ann",
-                                                                                        None, language=it)
+    assert incoming(inbound.text_update(ANN, " vote bob ", update_id=7)) == Incoming(TG, "11", "7", "vote bob", "Ann",
+                                                                                       None, language=it)
+    assert incoming(inbound.text_update(ANN, "/start AB12", update_id=8)) == Incoming(TG, "11", "8", "join AB12",
+                                                                                        "Ann", None, language=it)
     said = incoming(inbound.text_update(ANN, "/vote@lupus_bot bob", chat=GROUP, update_id=9), "lupus_bot")
-    assert said == Incoming("11", "9", "/vote@lupus_bot bob", "Ann", "-500", language=it)
+    assert said == Incoming(TG, "11", "9", "/vote@lupus_bot bob", "Ann", "-500", language=it)
     assert incoming(inbound.text_update(ANN, "/vote@other_bot bob", chat=GROUP, update_id=9), "lupus_bot") is None
     talk = incoming(inbound.text_update(ANN, "hello all", chat=GROUP, update_id=10))
-    assert talk == Incoming("11", "10", "hello all", "Ann", "-500", overheard=True, language=it)
+    assert talk == Incoming(TG, "11", "10", "hello all", "Ann", "-500", overheard=True, language=it)
     # A tap: the move as typed with its game, the phase its button was for, the message it is under.
     update = _tap(" #AB12/7 vote 3")
     tap = incoming(update)
-    assert tap == Incoming("11", "40", "#AB12 vote 3", "Ann", None, update["callback_query"]["id"], phase=7,
-                           message=("11", 3), language=it)
+    assert tap == Incoming(TG, "11", "40", "#AB12 vote 3", "Ann", None, callback_id=update["callback_query"]["id"],
+                           tap=Tap(7, "11", 3), language=it)
     assert incoming(_tap("#AB12/7 vote 3", chat=GROUP)).chat == "-500"  # type: ignore[union-attr]
     # A button made before buttons carried their phase: a tap of no known phase (changes nothing).
     old = incoming(_tap("#AB12 vote bob"))
-    assert old is not None and (old.text, old.phase) == ("#AB12 vote bob", None)
+    assert old is not None and old.tap is not None and (old.text, old.tap.phase) == ("#AB12 vote bob", None)
 
 
 @pytest.mark.parametrize(("code", "lang"), [("en", "en"), ("es-419", "es"), ("IT", "it"), ("pt-br", None),
@@ -73,10 +76,8 @@ def test_a_taps_answer_is_the_first_line_of_its_first_reply_and_fits_telegram() 
 
 
 def test_a_buttons_data_stays_within_64_bytes_whatever_the_names() -> None:
-    from service import render
-
     names = ["Ŵęŗęŵőłƒ" * 2 + "ĳĳĳĳ", "黒い狼の王様です黒い狼の王様です黒い狼", "bob"]  # 20 characters, up to 60 bytes
-    rows = render.buttons([f"vote {n}" for n in names] + [f"kill {n}:left" for n in names], "ABCDEFGH", "en",
+    rows = buttons([f"vote {n}" for n in names] + [f"kill {n}:left" for n in names], "ABCDEFGH", "en",
                           phase=123456, seats=names)
     data = [b["data"] for row in rows for b in row]
     assert all(len(d.encode()) <= 64 for d in data), data

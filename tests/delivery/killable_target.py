@@ -12,8 +12,8 @@ import os
 import time
 from pathlib import Path
 
+from service.channels.telegram.sender import TelegramSender
 from service.delivery.senders import Keyboard, SendResult
-from service.delivery.telegram_sender import TelegramSender
 from tests.worker.celery_target import app  # noqa: F401 - what `celery -A` looks for
 
 _ARM = Path(os.environ["LUPUS_TEST_KILL_ARM"])

@@ -82,7 +82,7 @@ class Mixed(Table):
 
 def decided(rows: Sequence[Outbox]) -> list[Outbox]:
     """The rows of one chat that were sent, in the order the service decided them: by id, but a
-    text that carries several of an SMS reader's (``Ctx.merge_sms``, written after them) stands
+    text that carries several of an SMS reader's (``Ctx.merge_texts``, written after them) stands
     where the first of them stood."""
     parts = {r.dedup_key[:120] + ":sms": r.id for r in rows if r.status == "merged"}
 

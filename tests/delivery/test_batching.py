@@ -55,11 +55,13 @@ _words = st.text(alphabet="abcdefgh \n", min_size=0, max_size=900).map(lambda t:
 
 @given(st.lists(_words, min_size=1, max_size=8), st.sampled_from(["-77", "77", "+39333"]))
 def test_a_chats_rows_go_out_whole_in_order_and_within_the_limit(texts: list[str], address: str) -> None:
-    from service.delivery.batching import MAX_LEN, sends
+    from service.channels import channel as channel_of
+    from service.delivery.batching import sends
     from service.delivery.rows import Row
 
     channel = "sms" if address.startswith("+") else "telegram"
-    limit = MAX_LEN[channel]
+    limit = channel_of(channel).max_len
+    assert limit is not None
     rows = [Row(i, 1, 5, channel, address, t * (1 + i % 5), None, f"k{i}", None) for i, t in enumerate(texts)]
     out = sends(rows)
     assert all(len(s.text) <= limit for s in out)

@@ -9,7 +9,7 @@ from fastapi.responses import PlainTextResponse
 from telegram import Bot, Update
 from twilio.request_validator import RequestValidator
 
-from service.delivery.twilio_sender import TwilioSender
+from service.channels.sms.sender import TwilioSender
 from service.sandbox import inbound
 from service.sandbox.server import ServerThread
 

@@ -11,13 +11,13 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from service.channels.sms import TWILIO_MAX
+from service.channels.sms.sender import TwilioSender
 from service.db import transaction
-from service.delivery.batching import TWILIO_MAX
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim, settle
 from service.delivery.senders import RecordingSender, SendResult
-from service.delivery.twilio_sender import TwilioSender
 from service.models import Identity, Outbox, utcnow
 from service.sandbox.fake_twilio import FakeTwilio
 

@@ -10,9 +10,9 @@ import time
 import pytest
 import redis
 
+from service.channels.telegram.sender import TelegramSender
 from service.delivery.limiter import RedisLimiter
 from service.delivery.senders import SendStatus
-from service.delivery.telegram_sender import TelegramSender
 
 from .conftest import REDIS_URL, TOKEN
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
+from service.channels.sms import TWILIO_MAX
 from service.context import Ctx
 from service.db import transaction, write_outbox
-from service.delivery.batching import TWILIO_MAX
 from service.delivery.limiter import DEFAULT_POLICY
 from service.delivery.senders import RecordingSender, SendResult
 from service.models import Identity, Outbox, utcnow
@@ -132,7 +132,7 @@ def test_a_long_summary_leaves_an_sms_readers_texts_in_their_order(lite: Engine)
 @example(lengths=[1_490, 90, 40], written=8)
 @example(lengths=[1_490, 90, 40], written=1)
 def test_an_sms_text_left_out_of_a_merge_goes_after_it(lite: Engine, lengths: list[int], written: int) -> None:
-    # What one command writes to an SMS reader goes as few texts as fit (Ctx.merge_sms); a text that
+    # What one command writes to an SMS reader goes as few texts as fit (Ctx.merge_texts); a text that
     # fits no merge must still go after the merged text before it, whose row is written later than
     # its own: whether its row was only staged or already written when the merge came.
     with transaction(lite) as s:
@@ -145,7 +145,7 @@ def test_an_sms_text_left_out_of_a_merge_goes_after_it(lite: Engine, lengths: li
             if i == written:
                 write_outbox(s)
             ctx.send(person, "test", text, f"p{person.id}:d{i}")
-        ctx.merge_sms()
+        ctx.merge_texts()
         write_outbox(s)
         s.flush()
         sent = s.exec(select(Outbox).where(Outbox.identity_id == person.id, Outbox.status == "pending")

@@ -8,8 +8,8 @@ import json
 
 from fastapi import FastAPI, Request, Response
 
-from service.delivery.telegram_sender import TelegramSender
-from service.delivery.twilio_sender import TwilioSender
+from service.channels.sms.sender import TwilioSender
+from service.channels.telegram.sender import TelegramSender
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio

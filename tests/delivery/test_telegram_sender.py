@@ -8,9 +8,9 @@ import threading
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, NetworkError, RetryAfter, TimedOut
 
+from service.channels.telegram.sender import TelegramSender, bot_base_url, chat_id, classify
 from service.delivery.loop import BackgroundLoop
 from service.delivery.senders import Button, PermanentReason, SendStatus
-from service.delivery.telegram_sender import TelegramSender, bot_base_url, chat_id, classify
 from service.sandbox.fake_telegram import FakeTelegram, TelegramLimits
 from service.sandbox.server import ServerThread
 

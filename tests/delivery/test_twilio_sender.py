@@ -9,8 +9,8 @@ import httpx
 import pytest
 from twilio.base.exceptions import TwilioRestException
 
+from service.channels.sms.sender import TwilioSender, classify
 from service.delivery.senders import Button, PermanentReason, SendStatus
-from service.delivery.twilio_sender import TwilioSender, classify
 
 FROM = "+15005550006"
 TO = "+393331234567"

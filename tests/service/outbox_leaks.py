@@ -17,8 +17,10 @@ import random
 from sqlmodel import Session, col, select
 
 import engine
-from service.context import SMS, SMS_MERGED
-from service.i18n import gsm7, role_name
+from service.channels.sms import MERGED as SMS_MERGED
+from service.channels.sms import NAME as SMS
+from service.channels.sms.gsm7 import fold as gsm7
+from service.i18n import role_name
 from service.models import Game, GameEvent, Identity, Outbox
 
 from .conftest import Harness

@@ -9,8 +9,10 @@ from babel.messages.pofile import read_po
 
 from engine import Verb
 from service import grammar, render
+from service.channels.sms.gsm7 import fold as gsm7
+from service.channels.sms.gsm7 import is_gsm7
 from service.grammar import Ambiguous, NoMatch, NoSeat, parse, parse_duration, resolve
-from service.i18n import LANGUAGES, LOCALE_DIR, gsm7, is_gsm7, t
+from service.i18n import LANGUAGES, LOCALE_DIR, t
 
 
 @pytest.mark.parametrize(("text", "verb", "args", "code"), [

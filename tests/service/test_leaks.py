@@ -18,8 +18,9 @@ from sqlmodel import Session, select
 import engine
 from engine import GameConfig, Phase, RuleSet
 from service import render
+from service.channels.sms.gsm7 import fold as gsm7
 from service.db import make_engine
-from service.i18n import gsm7, role_name
+from service.i18n import role_name
 from service.lobby import build_deck
 from service.models import Game, Identity, Outbox, Seat
 

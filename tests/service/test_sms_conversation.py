@@ -16,13 +16,14 @@ from sqlmodel import Session, select
 
 from engine import Phase
 from service import render
-from service.channels import sms
-from service.delivery.sms import segments
-from service.i18n import LANGUAGES, gsm7, role_name, t
+from service.channels.sms import inbound as sms
+from service.channels.sms.gsm7 import fold as gsm7
+from service.channels.sms.gsm7 import segments
+from service.digest import SQUARE_ROOM, TALK_ITEM, digest_text
+from service.i18n import LANGUAGES, role_name, t
 from service.models import Identity, Outbox
 from service.more import PAGE
 from service.outbox import deliver
-from service.room import SQUARE_ROOM, TALK_ITEM, digest_text
 
 from .conftest import Harness
 from .play import NAMES, WORDS, open_game, start

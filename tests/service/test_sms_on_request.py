@@ -15,8 +15,9 @@ from sqlmodel import Session, col, select
 
 import engine
 from service import grammar, render
-from service.delivery.sms import segments
-from service.i18n import LANGUAGES, gsm7, role_name, t
+from service.channels.sms.gsm7 import fold as gsm7
+from service.channels.sms.gsm7 import segments
+from service.i18n import LANGUAGES, role_name, t
 from service.models import GameEvent, Identity, Outbox
 from service.outbox import deliver
 

@@ -16,10 +16,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from engine import Phase
-from service.context import SMS_MERGED
+from service.channels.sms import MERGED as SMS_MERGED
+from service.digest import SMS_OWN_VOTE
 from service.models import Identity, Outbox
 from service.outbox import deliver
-from service.room import SMS_OWN_VOTE
 
 from .conftest import Harness
 from .play import NAMES, play_phase, play_to_end

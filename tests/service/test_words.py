@@ -13,7 +13,8 @@ from sqlalchemy import Engine
 import engine
 from engine import Action, Phase, Verb
 from service import grammar, render
-from service.i18n import LANGUAGES, LOCALE_DIR, gsm7, t
+from service.channels.sms.gsm7 import fold as gsm7
+from service.i18n import LANGUAGES, LOCALE_DIR, t
 
 from .conftest import Harness
 from .play import NAMES, WORDS, open_game, start

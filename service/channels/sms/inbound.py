@@ -12,14 +12,19 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sqlmodel import Session, select
+from twilio.request_validator import RequestValidator
 
-from service.app import Service
 from service.db import transaction
 from service.grammar import fold
 from service.models import Identity, Outbox
+
+if TYPE_CHECKING:
+    from service.app import Service
 
 CHANNEL = "sms"
 STOP_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "revoke", "optout"})
@@ -28,6 +33,23 @@ START_WORDS = frozenset({"start", "unstop", "yes"})
 STATUS_RANK = {"accepted": 0, "scheduled": 0, "queued": 1, "sending": 2, "sent": 3, "delivered": 4, "read": 5,
                "undelivered": 6, "failed": 6, "canceled": 6}
 OPTED_OUT_ERRORS = frozenset({"21610"})
+
+
+def signed(url: str, form: Mapping[str, str], signature: str, auth_token: str | None) -> bool:
+    """Twilio signed this form posted to ``url`` (``X-Twilio-Signature``). Behind Heroku's or Fly's
+    proxy the request's own URL says http and another host: ``url`` is the public one it called."""
+    return bool(signature) and bool(RequestValidator(auth_token or "").validate(url, dict(form), signature))
+
+
+def from_account(form: Mapping[str, str], account_sid: str | None) -> bool:
+    """The form is about our Twilio account (``AccountSid``)."""
+    return hmac.compare_digest(form.get("AccountSid", "").encode(), (account_sid or "").encode())
+
+
+def cleaned(form: Mapping[str, str]) -> dict[str, str]:
+    """The form without NUL bytes, which PostgreSQL refuses anywhere in a text (a MessageSid or a
+    number with one was a 500)."""
+    return {k.replace("\x00", ""): v.replace("\x00", "") for k, v in form.items()}
 
 
 def keyword(form: Mapping[str, str]) -> str | None:

@@ -10,9 +10,9 @@
   ``start`` typed without the slash, or ``/begin``.
 - A tap on an inline button sends its data: the game, the phase the button was made for and the
   move with seats for players (``#ABCD/4 vote 3``, ``button_data``), handed on as the move typed
-  (``#ABCD vote 3``) with the phase and the message it sits under (``Incoming.phase``,
-  ``Incoming.message``), so that a tap from a phase that is over changes nothing and a choice shows
-  on the keyboard. Every callback query is answered, in the webhook's own response (so the button
+  (``#ABCD vote 3``) with the phase and the message it sits under (``Incoming.tap``:
+  ``service.channels.base.Tap``), so that a tap from a phase that is over changes nothing and a
+  choice shows on the keyboard. Every callback query is answered, in the webhook's own response (so the button
   stops spinning at once, and no request of ours is spent): with the first line of the command's
   first reply as a short notice, and a tap whose data is empty or no button of ours gets a notice
   of its own (``webhook_answer``).
@@ -27,12 +27,14 @@ type the Bot API gives it (a shape it never sends is a 400). Building python-tel
 
 from __future__ import annotations
 
+import hmac
+import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from service.grammar import ENGINE_VERBS
+from service.channels.base import Incoming, Tap
+from service.channels.telegram.presentation import read_button
 from service.i18n import LANGUAGES, t
 
 CHANNEL = "telegram"
@@ -40,56 +42,8 @@ CHANNEL = "telegram"
 START_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: What we ask Telegram to send us (``lupus telegram set-webhook``).
 ALLOWED_UPDATES = ("message", "callback_query")
-#: Telegram's limit on a button's callback data, in bytes.
-MAX_DATA = 64
-#: What our buttons carry: ``#CODE/PHASE move`` (a button made before buttons carried their phase
-#: reads ``#CODE move``: acted on as a tap from a phase that is over).
-BUTTON = re.compile(r"^#([A-Za-z0-9]{3,8})(?:/(\d{1,9}))? ([a-z]+(?: \S+)?)$")
 #: Telegram's limit on a callback answer's notice, in characters.
 NOTICE_MAX = 200
-
-
-@dataclass(frozen=True)
-class Incoming:
-    address: str
-    """The user's id (his private chat's id)."""
-    external_id: str
-    """The update_id: each is acted on once."""
-    text: str
-    display_name: str | None
-    chat: str | None
-    """The group chat it was written in; None for his private chat with the bot."""
-    callback_id: str | None = None
-    overheard: bool = False
-    """Plain talk typed in a group (no ``/command``): relayed as talk, never answered."""
-    phase: int | None = None
-    """A tap: the phase its button was made for (None: a button that does not say)."""
-    message: tuple[str, int] | None = None
-    """A tap: the chat and the message its button sits under (to show the choice on its keyboard)."""
-    language: str | None = None
-    """The user's language (``from.language_code``) when it is one of ours."""
-
-    @property
-    def unusable(self) -> bool:
-        """A tap whose data is empty or no button of ours: answered, and nothing else done."""
-        return self.callback_id is not None and not self.text
-
-
-def button_data(code: str, phase: int, move: str) -> str:
-    """A button's callback data: the game, the phase it is for, the move (``#ABCD/4 vote 3``)."""
-    data = f"#{code}/{phase} {move}"
-    if len(data.encode()) > MAX_DATA or BUTTON.match(data) is None:
-        raise ValueError(f"no button can carry {data!r}")
-    return data
-
-
-def read_button(data: str) -> tuple[str, int | None] | None:
-    """A button's data as the move typed with its game (``#ABCD vote 3``) and the phase the button
-    was made for; None for data no button of ours carries."""
-    m = BUTTON.match(data.strip())
-    if m is None or m.group(3).split()[0] not in ENGINE_VERBS:
-        return None
-    return f"#{m.group(1)} {m.group(3)}", int(m.group(2)) if m.group(2) else None
 
 
 def language(user: dict[str, Any] | None) -> str | None:
@@ -124,29 +78,29 @@ def addressed_elsewhere(text: str, bot_username: str | None) -> bool:
     return bool(at) and bot_username is not None and who.lower() != bot_username.lower()
 
 
-#: Telegram's "/" menu (setMyCommands), by scope: what a player writes most to the bot privately,
-#: and in a game's group (where everything is public: no night's verbs).
-MENU = {"private": ("help", "status", "role", "players", "vote", "new", "games", "lang"),
-        "group": ("help", "new", "join", "begin", "status", "players", "vote")}
-#: Each command's word in each language: a word the grammar reads as that command (``begin`` is
-#: ``start``, Telegram's own ``/start`` being "open the bot").
-MENU_WORDS = {
-    "en": {"help": "help", "status": "status", "role": "role", "players": "players", "vote": "vote",
-           "new": "new", "games": "games", "lang": "lang", "join": "join", "begin": "begin"},
-    "it": {"help": "aiuto", "status": "stato", "role": "ruolo", "players": "giocatori", "vote": "vota",
-           "new": "nuova", "games": "partite", "lang": "lingua", "join": "entra", "begin": "inizia"},
-    "es": {"help": "ayuda", "status": "estado", "role": "rol", "players": "jugadores", "vote": "votar",
-           "new": "nueva", "games": "partidas", "lang": "idioma", "join": "unirse", "begin": "empezar"},
-}
-
-
-def menu(lang: str, scope: str) -> list[tuple[str, str]]:
-    """The "/" menu of ``scope`` (``private``, ``group``) in ``lang``: (command, description)."""
-    return [(MENU_WORDS[lang][c], t(lang, f"tg.menu.{c}")) for c in MENU[scope]]
-
-
 class NotAnUpdate(ValueError):
     """The JSON is not shaped like a Telegram update (the webhook answers 400)."""
+
+
+class NotJson(ValueError):
+    """The body is not JSON at all (the webhook answers 400)."""
+
+
+def authentic(given: str, secret: str | None) -> bool:
+    """The ``X-Telegram-Bot-Api-Secret-Token`` header is the secret we gave ``setWebhook``."""
+    return hmac.compare_digest(given.encode(), (secret or "").encode())
+
+
+def update_of(body: bytes) -> dict[str, Any]:
+    """The webhook's body as an update (an object with an integer ``update_id``): raises ``NotJson``
+    or ``NotAnUpdate``."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise NotJson("malformed JSON") from None
+    if not isinstance(data, dict) or type(data.get("update_id")) is not int:
+        raise NotAnUpdate("update_id")
+    return data
 
 
 PRIVATE = "private"
@@ -193,11 +147,13 @@ def incoming(update: dict[str, Any], bot_username: str | None = None) -> Incomin
         read = read_button(data) if data is not None else None
         name, lang = game_name(user["first_name"]), language(user)
         if read is None:  # empty, or no button of ours: answered all the same (webhook_answer)
-            return Incoming(str(user["id"]), uid, "", name, where, query["id"], language=lang)
+            return Incoming(CHANNEL, str(user["id"]), uid, "", name, where, callback_id=query["id"], language=lang)
         at = (str(chat["id"]), message["message_id"]) if chat is not None and message is not None \
             and type(message.get("message_id")) is int else None
         move, phase = read
-        return Incoming(str(user["id"]), uid, move, name, where, query["id"], phase=phase, message=at, language=lang)
+        tap = Tap(phase, *at) if at is not None else Tap(phase)
+        return Incoming(CHANNEL, str(user["id"]), uid, move, name, where, callback_id=query["id"], tap=tap,
+                        language=lang)
     msg = _object(update, "message")
     if msg is None:
         return None
@@ -212,9 +168,9 @@ def incoming(update: dict[str, Any], bot_username: str | None = None) -> Incomin
     if not text or (not private and addressed_elsewhere(text, bot_username)):
         return None
     if not private and not text.startswith("/"):
-        return Incoming(str(user["id"]), uid, text, game_name(user["first_name"]), str(chat["id"]), overheard=True,
-                        language=language(user))
-    return Incoming(str(user["id"]), uid, command_text(text), game_name(user["first_name"]),
+        return Incoming(CHANNEL, str(user["id"]), uid, text, game_name(user["first_name"]), str(chat["id"]),
+                        overheard=True, language=language(user))
+    return Incoming(CHANNEL, str(user["id"]), uid, command_text(text), game_name(user["first_name"]),
                     None if private else str(chat["id"]), language=language(user))
 
 

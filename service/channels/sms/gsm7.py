@@ -1,4 +1,6 @@
-"""SMS text arithmetic: GSM-7 or UCS-2, how many segments a text costs, and a GSM-7 normaliser.
+"""SMS text arithmetic on the one GSM 03.38 table: GSM-7 or UCS-2, how many segments a text costs,
+the GSM-7 normalisers (``fold`` for every text written to an SMS reader, ``to_gsm7`` in the sender),
+and ``pack``, which merges one command's texts into as few SMS as fit.
 
 An SMS is billed and rate-limited per segment. A text made only of GSM 03.38 characters is packed in
 7-bit septets (160 in one segment, 153 per part once split, because the concatenation header takes
@@ -109,6 +111,29 @@ def to_gsm7(text: str) -> str:
     GSM-7 equivalents. Letters GSM-7 has (à è é ì ò ù ñ ü ¿ ¡) are kept; characters with no
     equivalent (an emoji, a Chinese name) are kept too, so such a text honestly stays UCS-2."""
     return "".join(_fold(c) for c in unicodedata.normalize("NFC", text))
+
+
+# What ``fold`` replaces before it drops accents: marks a translator or a player types.
+_PLAIN = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "«": '"', "»": '"',
+          "\u00a0": " ", "→": "->", "×": "x", "È": "E'"}
+
+
+def fold(text: str) -> str:
+    """Keep an SMS in GSM-7 (160 characters a segment instead of 70): letters outside the
+    alphabet lose their accents (Spanish á í ó ú), typographic marks become plain ones, and what
+    has no GSM-7 equivalent becomes ``?``. What every text written to an SMS reader goes through."""
+    out = []
+    for c in text:
+        if is_gsm7(c):
+            out.append(c)
+            continue
+        c = _PLAIN.get(c, c)
+        if is_gsm7(c):
+            out.append(c)
+            continue
+        base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
+        out.append(base if base and all(x in GSM7_BASIC for x in base) else "?")
+    return "".join(out)
 
 
 def pack(texts: Sequence[str], sep: str = "\n", max_len: int = 1600) -> list[list[int]]:

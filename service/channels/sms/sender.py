@@ -13,8 +13,8 @@ from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
+from service.channels.sms.gsm7 import segments, to_gsm7
 from service.delivery.senders import Keyboard, PermanentReason, SendResult
-from service.delivery.sms import segments, to_gsm7
 
 log = structlog.get_logger(__name__)
 TWILIO_API_URL = "https://api.twilio.com"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.delivery.sms import GSM7_BASIC, GSM7_EXTENDED, is_gsm7, segments, sms_size, to_gsm7
+from service.channels.sms.gsm7 import GSM7_BASIC, GSM7_EXTENDED, is_gsm7, segments, sms_size, to_gsm7
 
 
 def test_the_table_is_gsm_03_38():

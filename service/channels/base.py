@@ -1,0 +1,184 @@
+"""What the core and a channel say to each other: one message in (``Incoming``), one notice out
+(``Notice``), and the small ``Channel`` protocol the core asks how a notice looks on its way to
+one reader of that channel (held or sent now, folded, merged, numbered, given buttons).
+
+The game's use cases decide what each reader must learn; the reader's channel decides how it looks.
+Nothing here imports the rest of the service, so every layer may import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from service.models import Identity
+
+Buttons = list[list[dict[str, str]]]
+
+
+@dataclass(frozen=True)
+class Tap:
+    """The command came from a tap on an inline button: the phase the button was made for (None:
+    a button that does not say), and the chat and message it sits under (None: Telegram did not
+    send the message, as for a very old one)."""
+
+    phase: int | None
+    chat: str | None = None
+    message_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message to act on. ``chat``: the group it was written in (a Telegram group's chat id),
+    None for a private message, which also proves we may write to him privately. ``resubscribe``:
+    whether the message lifts an opt-out (an SMS number that texted STOP stays opted out until
+    START, but what it texts meanwhile still counts in the game). ``stop``: the message is an
+    opt-out (SMS STOP): logged once like any message, the identity opted out, nothing else done.
+    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``). ``tap``: the
+    command came from a tap on a button (``Tap``). ``language``: the language the channel says the
+    writer reads (Telegram's ``language_code``), taken by someone who writes for the first time.
+    ``callback_id``: the platform's id of a tap, which the webhook answers (Telegram's callback
+    query)."""
+
+    channel: str
+    address: str
+    external_id: str
+    text: str
+    display_name: str | None = None
+    chat: str | None = None
+    resubscribe: bool = True
+    stop: bool = False
+    overheard: bool = False
+    tap: Tap | None = None
+    language: str | None = None
+    callback_id: str | None = None
+
+    @property
+    def unusable(self) -> bool:
+        """A tap whose data is empty or no button of ours: answered, and nothing else done."""
+        return self.callback_id is not None and not self.text
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One thing one reader must learn: the catalog ``key`` and its ``data``, and who may read it
+    (``audience``: None for everyone). How it looks is his channel's business."""
+
+    reader: Identity
+    key: str
+    data: Mapping[str, Any]
+    audience: Sequence[str] | None = None
+
+
+class Channel(Protocol):
+    """What the core asks of a channel. Each attribute is a question the core used to answer with
+    ``if channel == ...``."""
+
+    name: str
+    """The name identities, outbox rows and senders carry (``telegram``, ``sms``)."""
+    short: bool
+    """Its readers pay and wait per text: they get the short ``sms.`` variants of the catalog, the
+    numbered lists without commas, the public commentary held for a summary with the next phase,
+    their moves answered with the next phase's text, the end's cards and nights on request."""
+    buttons: bool
+    """Texts may carry inline buttons (and a tap's keyboard may be edited)."""
+    acts: bool
+    """Acts on a group chat (muting a Ghost) are possible."""
+    max_len: int | None
+    """The most characters one message may carry (None: no limit of ours)."""
+    writes_first: bool
+    """A reader must write to us privately before we may write to him (Telegram: a bot may not
+    start a conversation), which ``Identity.direct`` records."""
+
+    def fold(self, text: str) -> str:
+        """``text`` as this channel carries it best (GSM-7 by SMS)."""
+        ...
+
+    def cannot_act(self, error: str) -> bool:
+        """The platform's ``error`` for a refused act says acts cannot work in that chat at all (the
+        bot lacks the rights there), so the game stops trying."""
+        ...
+
+    def group(self, address: str) -> bool:
+        """Whether ``address`` is a group chat (read by many, limited as a group) and not one person."""
+        ...
+
+    def pack(self, texts: Sequence[str]) -> list[list[int]] | None:
+        """One command's texts to one reader merged into as few messages as fit (groups of indices,
+        in order), or None: each goes alone."""
+        ...
+
+    def cost(self, text: str) -> int:
+        """What sending ``text`` spends of the rate limit (1 message, or SMS segments)."""
+        ...
+
+    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
+                 chosen: str | None = None) -> Buttons | None:
+        """The choices ``actions`` as buttons under a text, or None where the channel has none."""
+        ...
+
+    def holds(self, notice: Notice, own: bool, first: bool) -> bool:
+        """Whether ``notice`` waits for the summary that comes with the next phase instead of going
+        now. ``own``: it answers the reader's own command; ``first``: it is of a kind
+        ``answered_first`` says is answered at once, in the game's first night or day."""
+        ...
+
+    def answered_first(self, notice: Notice) -> str | None:
+        """For an answer to his own move that this channel holds: in which of the game's first
+        ``night`` or ``day`` it is answered at once all the same (with a word on why the next are not)."""
+        ...
+
+    def said_next(self, notice: Notice) -> bool:
+        """At a phase change, ``notice`` goes without saying: the same command's next text says it."""
+        ...
+
+    def held_line(self, notice: Notice) -> str | None:
+        """A held notice as one short item of the summary, or None: the item is its whole text."""
+        ...
+
+
+class Plain:
+    """A channel of plain texts: no buttons, no holding, no merging, every text as written. What an
+    unregistered channel name (the tests' recording channel ``test``) gets."""
+
+    short = False
+    buttons = False
+    acts = False
+    max_len: int | None = None
+    writes_first = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def fold(self, text: str) -> str:
+        return text
+
+    def cannot_act(self, error: str) -> bool:
+        return False
+
+    def group(self, address: str) -> bool:
+        return False
+
+    def pack(self, texts: Sequence[str]) -> list[list[int]] | None:
+        return None
+
+    def cost(self, text: str) -> int:
+        return 1
+
+    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
+                 chosen: str | None = None) -> Buttons | None:
+        return None
+
+    def holds(self, notice: Notice, own: bool, first: bool) -> bool:
+        return False
+
+    def answered_first(self, notice: Notice) -> str | None:
+        return None
+
+    def said_next(self, notice: Notice) -> bool:
+        return False
+
+    def held_line(self, notice: Notice) -> str | None:
+        return None

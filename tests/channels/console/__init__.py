@@ -1,0 +1,59 @@
+"""A third channel, for tests: a plain-text console, one line in, one line out. It is one package
+(inbound, presentation, sender) and one line in the registry (``service.channels.register``),
+and touches neither the Telegram nor the SMS package: what adding a channel costs.
+
+How it looks: every text as written (no buttons, nothing held or merged, no short forms), each
+line of a text on a line of its own, prefixed with ``| ``, as a terminal would show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.channels.base import Buttons, Notice
+
+NAME = "console"
+PREFIX = "| "
+
+
+class Console:
+    name = NAME
+    short = False
+    buttons = False
+    acts = False
+    writes_first = False
+    max_len: int | None = None
+
+    def fold(self, text: str) -> str:
+        return "\n".join(PREFIX + line for line in text.split("\n"))
+
+    def cannot_act(self, error: str) -> bool:
+        return False
+
+    def group(self, address: str) -> bool:
+        return False
+
+    def pack(self, texts: Sequence[str]) -> list[list[int]] | None:
+        return None
+
+    def cost(self, text: str) -> int:
+        return 1
+
+    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
+                 chosen: str | None = None) -> Buttons | None:
+        return None
+
+    def holds(self, notice: Notice, own: bool, first: bool) -> bool:
+        return False
+
+    def answered_first(self, notice: Notice) -> str | None:
+        return None
+
+    def said_next(self, notice: Notice) -> bool:
+        return False
+
+    def held_line(self, notice: Notice) -> str | None:
+        return None
+
+
+CHANNEL = Console()

@@ -1,0 +1,134 @@
+"""A third channel is one new package: the plain-text console of ``tests/channels/console``,
+registered with one line, plays a whole game beside players on Telegram (in the group, tapping
+buttons) and by SMS, through the service and the same outbox, with nothing in the Telegram or SMS
+packages knowing of it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import engine
+from engine import Phase
+from service import channels
+from tests.service.sms_shown import shown
+
+from . import console
+from .conftest import SmsPlayer, Stack, TgPlayer, sms_player, tg_player
+from .console.inbound import type_line
+from .console.sender import ConsoleSender
+from .test_games import GROUP, GROUP_ID, act
+
+USER = "tty7"  # the console user's address
+NAME = "Zed"
+
+
+@pytest.fixture
+def with_console(stack: Stack) -> Iterator[ConsoleSender]:
+    channels.register(console.CHANNEL)  # the registry's one line for a new channel
+    sender = ConsoleSender()
+    stack.senders[console.NAME] = sender
+    try:
+        yield sender
+    finally:
+        del channels.CHANNELS[console.NAME]
+
+
+def number_for(screen: list[str], target: str) -> int:
+    """The seat number the console's last list gave ``target`` (``| Vote: 1 Ann, 2 Bob``)."""
+    for line in reversed(screen):
+        m = re.search(rf"(\d+) {re.escape(target)}\b", line)
+        if m:
+            return int(m.group(1))
+    raise AssertionError(f"no list on the console names {target}")
+
+
+def test_a_console_player_plays_a_whole_game_beside_telegram_and_sms(stack: Stack,
+                                                                  with_console: ConsoleSender) -> None:
+    screen = with_console.screens[USER]
+    hana = tg_player(stack, "Hana")
+    hana.say("/start")
+    hana.say("/new@lupus_sandbox_bot", chat=GROUP)
+    stack.deliver()
+    code = stack.game().code
+    tg = [hana, tg_player(stack, "Ann"), tg_player(stack, "Bob")]
+    sms = [sms_player(stack) for _ in range(4)]
+    for t in tg:
+        t.say(f"/start {code}")
+    for s, name in zip(sms, ("Dan", "Eve", "Fay", "Gus"), strict=True):
+        s.say(f"JOIN {code} {name}")
+    type_line(stack.svc, USER, "help")
+    stack.deliver()
+    assert screen and screen[0].startswith(console.PREFIX)  # the help, as his channel shows it
+    type_line(stack.svc, USER, f"join {code} {NAME}")
+    people: dict[str, TgPlayer | SmsPlayer | str] = {p.first_name: p for p in tg}
+    people.update(zip(("Dan", "Eve", "Fay", "Gus"), sms, strict=True))
+    people[NAME] = USER
+    hana.say("/begin", chat=GROUP)
+    stack.deliver()
+    assert stack.game().status == "running", screen + [m["text"] for m in stack.tg.sent(GROUP_ID)]
+    # The console printed his joining and his card, every line of a text on a line of its own.
+    assert screen and all(line.startswith(console.PREFIX) for line in screen)
+
+    since = {name: 0 for name, p in people.items() if isinstance(p, TgPlayer)}
+    for _ in range(40):
+        if stack.game().status != "running":
+            break
+        state: Any = engine.from_json(stack.game().state or "")
+        alive = [p for p in state.players if p in state.alive]
+        wolves = [p for p in alive if state.roles[p].value == "werewolf"]
+        humans = [p for p in alive if p not in wolves]
+
+        def move(name: str, verb: str, target: str) -> None:
+            who = people[name]
+            if isinstance(who, str):  # the console: he types his numbered list's number, as listed
+                stack.deliver()
+                type_line(stack.svc, who, f"{verb} {number_for(screen, target)}")
+            else:
+                act(who, verb, target, since.get(name, 0))
+
+        if state.phase is Phase.NIGHT:
+            for wolf in wolves:
+                move(wolf, "kill", humans[-1])
+            for seer in (p for p in alive if state.roles[p].value == "seer"):
+                move(seer, "see", wolves[0])
+        elif state.phase is Phase.NOMINATIONS:
+            for p in alive:
+                move(p, "vote", wolves[0] if p != wolves[0] else humans[0])
+        elif state.phase is Phase.BALLOT:
+            target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
+            for p in alive:
+                if p not in state.suspects:
+                    move(p, "vote", target)
+        stack.deliver()
+        since.update({n: len(stack.tg.sent(p.uid)) for n, p in people.items() if isinstance(p, TgPlayer)})
+        stack.finish_phase()
+        stack.deliver()
+    assert stack.game().status == "over"
+    stack.deliver()
+
+    zed = stack.identity(console.NAME, USER)
+    rows = stack.outbox()
+    his = [r for r in rows if r.identity_id == zed.id]
+    # Everything written to him went out through his channel's sender, none held, merged or buttoned.
+    assert his and all(r.channel == console.NAME and r.status == "sent" and not r.buttons for r in his)
+    assert [r.text for r in his] == with_console.texts[USER]
+    keys = {r.key for r in his}
+    assert {"role.dealt", "svc.options", "night.dawn", "game.over"} <= keys, keys
+    # He read the public news directly (not from the group he is not in), as written, in full.
+    over = next(r for r in his if r.key == "game.over")
+    assert "(" in over.text and NAME in over.text  # every card, "name (Card)", as Telegram shows it
+    # The others played on as before: SMS texts merged, Telegram in the group, nothing of his leaked.
+    sms_ids = {stack.identity("sms", s.number).id for s in sms}
+    merged = [r for r in rows if r.status == "merged"]
+    assert merged and all(r.channel == "sms" for r in merged)
+    sent = [r for r in rows if r.status != "merged"]
+    for part in merged:
+        assert part.identity_id in sms_ids
+        texts = "\n".join(r.text for r in sent if r.identity_id == part.identity_id)
+        assert part.text in texts or shown(part, texts), part.text
+    group = stack.identity("telegram", str(GROUP_ID))
+    assert any(r.identity_id == group.id and r.key == "game.over" for r in rows)
