@@ -246,6 +246,9 @@ class Room:
             self.log("move", "move", {"actor": move[0], "text": move[1], "phase": was.get("phase"),
                                       "night": was.get("night")})
         starting = self.state is None
+        # Who may talk before this close: one who may not after it has just become a Ghost.
+        speaking = (set(engine.public_view(self.state).get("speakers", ()))
+                    if self.state is not None and new.phase_no != old_phase else set())
         self.state = new
         self.game.state = _remember(new)
         self.game.phase_no = new.phase_no
@@ -265,12 +268,21 @@ class Room:
         finally:
             self._changing = False
         if new.phase_no != old_phase and new.phase is not Phase.OVER:
+            self.tell_ghosts(speaking - set(engine.public_view(new).get("speakers", ())))
             self.prompt()
         if new.phase is Phase.OVER:
             self.reveal_nights()
             series.tell_totals(self)
         ghosts.sync(self)  # a death, a return, the end: who is muted in the game's group
         self.game.updated_at = self.ctx.now
+
+    def tell_ghosts(self, fallen: set[str]) -> None:
+        """Each player who has just become a Ghost learns what that leaves him (he may not speak;
+        he still votes in the nominations), between the news of his death and his next choices."""
+        for seat, person in self.seated():
+            if seat.name in fallen:
+                self.ctx.send(person, "svc.role.ghost", t(person.language, "svc.role.ghost"),
+                              f"g{self.id}:p{self.game.phase_no}:i{person.id}:ghost", game_id=self.id)
 
     def next_deadline(self, state: GameState) -> datetime | None:
         """The phase's length from now, or the next time of day the host fixed for it (``night 08:00``),

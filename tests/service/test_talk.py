@@ -86,7 +86,9 @@ def test_a_revealed_deadalive_talks_on(h: Harness) -> None:
     deadalive = next(p for p in names if roles[p] == "deadalive")
     for wolf in (p for p in names if roles[p] == "werewolf"):
         h.say(wolf, f"kill {deadalive}")
+    h.clear()
     h.finish_phase()
+    assert all("You are a Ghost" not in m for m in h.inbox(deadalive))  # he talks on: not told he may not
     state = h.state()
     assert state.phase is Phase.NOMINATIONS and deadalive not in state.living()  # type: ignore[attr-defined]
     h.clear()
@@ -145,3 +147,23 @@ def test_the_moderator_talks_to_everyone_as_moderator_in_each_language(h: Harnes
     assert h.say(PHONES[NAMES[3]], "I was robbed") == ["Your seat has no character to play."]
     h.deliver()
     assert all("robbed" not in m for msgs in h.channel.sent.values() for m in msgs)
+
+
+def test_a_player_killed_at_night_is_told_he_is_a_ghost_and_what_is_left_to_him(h: Harness) -> None:
+    _game(h)
+    roles = _roles(h)
+    wolves = [p for p in NAMES if roles[p] == "werewolf"]
+    victim = next(p for p in NAMES if roles[p] == "villager")
+    h.say(PHONES[wolves[0]], f"kill {victim}")
+    h.clear()
+    h.finish_phase()
+    told = h.inbox(PHONES[victim])
+    ghost = "You are a Ghost: you may not speak, but you vote in the nominations."
+    assert any(ghost in m for m in told), told
+    at = next(i for i, m in enumerate(told) if ghost in m)
+    # After the news of his death, before his nomination choices.
+    assert "Dawn" in "\n".join(told[:at + 1]) and "vote" in "\n".join(told[at:]), told
+    assert all(ghost not in m for n in NAMES if n != victim for m in h.inbox(PHONES[n]))
+    h.clear()
+    h.finish_phase()  # the nominations close: nobody new is a Ghost, nobody is told again
+    assert all(ghost not in m for n in NAMES for m in h.inbox(PHONES[n]))
