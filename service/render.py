@@ -8,7 +8,7 @@ one. The moderator (a host who does not play) reads everything, marked with its 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -149,7 +149,7 @@ def role_help(lang: str, role: str) -> str:
 LOOKS = frozenset({"seer.result", "fortune_teller.result", "darius.result", "hamlet.peek"})
 
 
-def look_variant(data: Mapping[str, Any]) -> str:
+def look_variant(data: Mapping[str, Any], _reader: Reader | None = None) -> str:
     if data.get("blocked"):
         return "blocked"
     if data.get("aura"):
@@ -157,6 +157,36 @@ def look_variant(data: Mapping[str, Any]) -> str:
     if data.get("role"):
         return "role"
     return "were" if data.get("were") else "not"
+
+
+def _self_or_other(data: Mapping[str, Any], reader: Reader) -> str:
+    return "self" if data.get("actor", reader.name) == reader.name else "other"
+
+
+Variant = Callable[[Mapping[str, Any], "Reader"], "str | None"]
+
+#: The rule by which an event's message is found in the catalogs, for anyone grepping from an event
+#: key: the message is the key itself, or ``<key>.<variant>`` when the event's data picks one of
+#: several sentences, the variant named here (``seer.result`` -> ``seer.result.were``); an SMS
+#: reader gets ``sms.<that>`` where the catalog has a short form (``sms_key``).
+VARIANTS: dict[str, Variant] = {
+    "night.choice": _self_or_other,
+    "day.choice": _self_or_other,
+    "night.dawn": lambda d, _r: "some" if d.get("dead") else "none",
+    "werewolf.split": lambda d, _r: "lara" if d.get("overridden") else None,
+    **dict.fromkeys(LOOKS, look_variant),
+    "medium.result": lambda d, _r: "were" if d.get("were") else "not",
+    "thief.result": lambda d, _r: "chest" if d.get("chest") else "nochest",
+    "standing.reveal": lambda d, _r: "on" if d.get("on") else "off",
+    "hamlet.skull_passed": lambda d, _r: "random" if d.get("random") else None,
+    "miss_purple.aura": lambda d, _r: "none" if d.get("aura") is None else None,
+}
+
+
+def message_key(key: str, data: Mapping[str, Any], reader: Reader) -> str:
+    """The catalog key of event ``key`` for ``reader`` (before its SMS form): see ``VARIANTS``."""
+    variant = VARIANTS[key](data, reader) if key in VARIANTS else None
+    return f"{key}.{variant}" if variant else key
 
 
 def localized(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
@@ -179,66 +209,69 @@ def localized(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
 
 
 def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) -> str:
-    """One event (or one remembered fact) as ``reader`` reads it."""
-    lang = reader.lang
-    d: dict[str, Any] = localized(data, lang)
-    d.setdefault("code", info.code)
-    d["deadline"] = deadline_text(info.deadline, info.tz, lang, info.now if reader.sms else None)
-    msg = key
-    if key == "game.started":
-        d["count"] = len(data.get("players", ()))
-        d["deck"] = deck_line(data.get("deck", {}), lang, reader.sms)
-        # Numbered: each player's seat is the number he is known by in every list of the game.
-        d["seating"] = ", ".join(f"{i} {p}" for i, p in enumerate(data.get("players", ()), start=1))
-    elif key == "role.dealt":
-        d["role_help"] = role_help(lang, str(data.get("role")))
-    elif key in ("night.choice", "day.choice"):
-        msg = f"{key}.self" if data.get("actor", reader.name) == reader.name else f"{key}.other"
-        d["verb"] = verb_word(lang, str(data.get("verb")))
-        d["target"] = data.get("target") or ""
-    elif key == "night.dawn":
-        msg = "night.dawn.some" if data.get("dead") else "night.dawn.none"
-    elif key in ("day.vote", "day.suspects"):
-        if "tally" in data:  # the running tally (``Room.advance`` adds it to a nomination)
-            d["tally"] = counts(data.get("tally", ()))
-        else:  # the event says what changed
-            d["tally"] = f"{data.get('target')} {data.get('votes', '')}".strip()
-    elif key == "werewolf.split":
-        msg = "werewolf.split.lara" if data.get("overridden") else key
-        d["choices"] = ", ".join(move_sentence([actor], f"kill {target}", lang)
-                                 for actor, target in data.get("choices", {}).items())
-    elif key == "phase.ballot":
-        d["suspects"] = alternatives(list(data.get("suspects", ())), lang)
-    elif key == "day.ballots":
-        # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
-        ballots = {v: " + ".join(str(x) for x in tg) if isinstance(tg, list | tuple) else str(tg)
-                   for v, tg in data.get("ballots", {}).items()}
-        d["counts"] = counts(data.get("counts", {}))
-        if reader.sms:  # by target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)")
-            cast = [(v, str(x)) for v, tg in data.get("ballots", {}).items()
-                    for x in (tg if isinstance(tg, list | tuple) else [tg])]
-            d["ballots"] = grouped(cast, lang, list(data.get("counts", {})))
-        else:
-            d["ballots"] = ", ".join(f"{v} -> {tg}" for v, tg in ballots.items()) or t(lang, "svc.none")
-    elif key == "game.over":
-        return game_over(data, lang, reader.sms, None if reader.moderator else reader.name)
-    elif key in LOOKS:
-        variant = look_variant(data)
-        msg = f"{key}.{variant}" if has("en", f"{key}.{variant}") else f"look.{variant}"
-    elif key == "medium.result":
-        msg = "medium.result.were" if data.get("were") else "medium.result.not"
-    elif key == "thief.result":
-        msg = "thief.result.chest" if data.get("chest") else "thief.result.nochest"
-    elif key == "standing.reveal":
-        msg = "standing.reveal.on" if data.get("on") else "standing.reveal.off"
-    elif key == "hamlet.skull_passed" and data.get("random"):
-        msg = "hamlet.skull_passed.random"
-    elif key == "miss_purple.aura" and data.get("aura") is None:
-        msg = "miss_purple.aura.none"
+    """One event (or one remembered fact) as ``reader`` reads it: its message (``message_key``)
+    filled with its data as he reads them, and with what ``FILLS`` works out for its key."""
+    if key == "game.over":
+        return game_over(data, reader.lang, reader.sms, None if reader.moderator else reader.name)
+    msg = message_key(key, data, reader)
     if not has("en", msg):
         raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
-        return t(lang, "event.unknown", key=key, data=raw)
-    return t(lang, sms_key(msg, reader.sms), **d)
+        return t(reader.lang, "event.unknown", key=key, data=raw)
+    d: dict[str, Any] = localized(data, reader.lang)
+    d.setdefault("code", info.code)
+    d["deadline"] = deadline_text(info.deadline, info.tz, reader.lang, info.now if reader.sms else None)
+    if key in FILLS:
+        d.update(FILLS[key](data, reader))
+    return t(reader.lang, sms_key(msg, reader.sms), **d)
+
+
+def _started(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    players = data.get("players", ())
+    # Numbered: each player's seat is the number he is known by in every list of the game.
+    return {"count": len(players), "deck": deck_line(data.get("deck", {}), reader.lang, reader.sms),
+            "seating": ", ".join(f"{i} {p}" for i, p in enumerate(players, start=1))}
+
+
+def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    return {"verb": verb_word(reader.lang, str(data.get("verb"))), "target": data.get("target") or ""}
+
+
+def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
+    if "tally" in data:  # the running tally (``Room.advance`` adds it to a nomination)
+        return {"tally": counts(data.get("tally", ()))}
+    return {"tally": f"{data.get('target')} {data.get('votes', '')}".strip()}  # what changed
+
+
+def _split(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    return {"choices": ", ".join(move_sentence([actor], f"kill {target}", reader.lang)
+                                 for actor, target in data.get("choices", {}).items())}
+
+
+def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    lang = reader.lang
+    if reader.sms:  # by target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)")
+        cast = [(v, str(x)) for v, tg in data.get("ballots", {}).items()
+                for x in (tg if isinstance(tg, list | tuple) else [tg])]
+        listed = grouped(cast, lang, list(data.get("counts", {})))
+    else:
+        # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
+        listed = ", ".join(f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
+                           for v, tg in data.get("ballots", {}).items()) or t(lang, "svc.none")
+    return {"counts": counts(data.get("counts", {})), "ballots": listed}
+
+
+#: What an event's message needs beyond its data as read (``localized``), by event key.
+FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
+    "game.started": _started,
+    "role.dealt": lambda d, r: {"role_help": role_help(r.lang, str(d.get("role")))},
+    "night.choice": _choice,
+    "day.choice": _choice,
+    "day.vote": _tally,
+    "day.suspects": _tally,
+    "werewolf.split": _split,
+    "phase.ballot": lambda d, r: {"suspects": alternatives(list(d.get("suspects", ())), r.lang)},
+    "day.ballots": _ballots,
+}
 
 
 def sms_key(key: str, sms: bool) -> str:

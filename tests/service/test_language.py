@@ -230,3 +230,18 @@ def test_digits_that_are_no_numbers_are_no_match(word: str) -> None:
     with pytest.raises(NoMatch):
         resolve(word, ["ann", "bob"], ["ann", "bob"])
     assert resolve("２", ["ann", "bob"], ["ann", "bob"]) == "bob"  # a full-width 2 is a number
+
+
+def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key() -> None:
+    # The rule a newcomer greps by (render.VARIANTS): an event's message is its key, or the key and
+    # a variant. Each branch of each variant is drawn by one of these data; all must be catalogued.
+    samples: list[dict[str, object]] = [
+        {}, {"dead": ["bob"]}, {"overridden": True}, {"blocked": True}, {"aura": "wicked"}, {"role": "seer"},
+        {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"}]
+    reader = render.Reader("ann", "en")
+    catalogs = {lang: _catalog(lang) for lang in LANGUAGES}
+    for key in render.VARIANTS:
+        found = {render.message_key(key, d, reader) for d in samples}
+        assert len(found) >= 2 and all(m.startswith(key + ".") or m == key for m in found), (key, found)
+        for lang, catalog in catalogs.items():
+            assert found <= set(catalog), (lang, key, sorted(found - set(catalog)))
