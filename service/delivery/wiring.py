@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from service.delivery.limiter import TELEGRAM_PER_SECOND, Limiter, Policy, make_limiter, make_policy
+from service.delivery.limiter import Limiter, Policy, make_limiter, make_policy
 from service.delivery.senders import Sender
 from service.delivery.telegram_sender import TELEGRAM_API_URL, TelegramSender
 from service.delivery.twilio_sender import TWILIO_API_URL, TwilioSender
+from service.settings import TELEGRAM_PER_SECOND
 
 
 @dataclass
