@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlmodel import Session
 
@@ -15,9 +15,7 @@ from .delivery.senders import KEYBOARD
 from .delivery.sms import pack
 from .i18n import gsm7, has, t
 from .models import Identity, Outbox
-
-if TYPE_CHECKING:
-    from .app import Service
+from .settings import Settings
 
 SMS = "sms"
 TELEGRAM = "telegram"
@@ -38,10 +36,22 @@ class Tap:
     message_id: int | None = None
 
 
+class Serving(Protocol):
+    """What a command may ask of the application service that runs it (``service.app.Service``):
+    named here so that the commands, which the service imports, need not import it back."""
+
+    settings: Settings
+    telegram_bot: str | None
+
+    def random_bits(self, k: int, /) -> int:
+        """Fresh random bits (a new game's seed)."""
+        ...
+
+
 @dataclass
 class Ctx:
     session: Session
-    svc: Service
+    svc: Serving
     now: datetime
     identity: Identity | None = None
     inbound_id: int | None = None
