@@ -143,6 +143,8 @@ PLANTS = {
                                     "The delivery knows no game"),
     "the store imports a use case": ("service/models.py", TYPE_CHECKING_ONLY.format("from service import play"),
                                      "The service's layers"),
+    "the context imports the app": ("service/context.py", TYPE_CHECKING_ONLY.format("from service.app import Service"),
+                                    "The service's layers"),
 }
 
 
