@@ -2,7 +2,7 @@
 """The project's two front doors, usable on a fresh clone with nothing but Python 3.11+.
 
     python3 dev.py up      run the service locally on embedded defaults
-    python3 dev.py test    run the whole test suite (what CI runs)
+    python3 dev.py test    run ruff, mypy, the import contracts and the whole test suite (what CI runs)
     python3 dev.py lock    pin the dependencies again (requirements.lock) after pyproject.toml changed
 
 Each command first makes `.venv` and installs the project into it, every dependency at the version
@@ -69,6 +69,8 @@ def up(args: list[str]) -> int:
 def test(args: list[str]) -> int:
     code = _run([str(BIN / "ruff"), "check", "."])
     code |= _run([str(PY), "-m", "mypy"])
+    # The import contracts of pyproject.toml ([tool.importlinter]); half a second, so not cached.
+    code |= _run([str(BIN / "lint-imports"), "--no-cache"])
     code |= _run([str(PY), "-m", "pytest", "-q", *args])
     return code
 

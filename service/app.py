@@ -4,7 +4,7 @@
     next deadline -> commit -> after_commit(outbox ids)   (the worker enqueues dispatch)
 
 Channels call ``handle_inbound``; the worker calls ``due_games`` and ``close_phase`` (and
-sends the outbox, see ``service.outbox``). Time comes from ``clock``, so tests and the
+sends the outbox, see ``service.delivery``). Time comes from ``clock``, so tests and the
 worker decide what "now" is.
 """
 

@@ -218,7 +218,9 @@ def web(
         raise typer.Exit(2)
     configure()
     metrics.multiprocess(cfg, "web")  # the processes uvicorn starts count in the same folder
-    uvicorn.run("service.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
+    # By name: the app is built in each of uvicorn's processes. worker.web puts service.web's app
+    # together with the worker's hand-off (the service imports nothing of the worker).
+    uvicorn.run("worker.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
                 proxy_headers=True, forwarded_allow_ips="*", log_config=None)
 
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlmodel import Session
 
@@ -17,17 +17,27 @@ from .db import OUTBOX, stage_outbox
 from .delivery.senders import KEYBOARD
 from .i18n import has, t
 from .models import Identity, Outbox
-
-if TYPE_CHECKING:
-    from .app import Service
+from .settings import Settings
 
 __all__ = ["Buttons", "Ctx", "Tap"]
+
+
+class Serving(Protocol):
+    """What a command may ask of the application service that runs it (``service.app.Service``):
+    named here so that the commands, which the service imports, need not import it back."""
+
+    settings: Settings
+    telegram_bot: str | None
+
+    def random_bits(self, k: int, /) -> int:
+        """Fresh random bits (a new game's seed)."""
+        ...
 
 
 @dataclass
 class Ctx:
     session: Session
-    svc: Service
+    svc: Serving
     now: datetime
     identity: Identity | None = None
     inbound_id: int | None = None

@@ -7,6 +7,9 @@ game are told here, each in his language, once per text: the reader may have mis
 secret); nor is the notice sent to the reader it failed for (a host whose own text failed is left
 to his co-hosts, if any). A reader who blocked the bot or texted STOP is another matter, told by
 ``service.reminders.tell_hosts_unreachable``.
+
+An act refused for the bot's rights (muting Ghosts in a group where it may not) is told to the hosts
+here too, once, and muting stops in that game (``tell_hosts_mute_refused``, ``service.ghosts``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from . import ghosts
 from .app import Service
 from .context import Ctx
 from .db import lock_game
@@ -69,6 +73,32 @@ def _tell(svc: Service, session: Session, now: datetime, *, game_id: int, row: O
             name = seat.name if seat is not None else _name(session, row.identity_id)
             text = t(lang, "svc.lost", code=game.code, name=name, reason=t(lang, f"svc.lost.{reason}"))
         ctx.send(host, "svc.lost", text, f"g{game_id}:lost:o{row.id}:h{host.id}", game_id=game_id)
+    return None, ctx
+
+
+def tell_hosts_mute_refused(svc: Service, outbox_ids: Iterable[int]) -> None:
+    """The worker's report of acts Telegram refused: where the reason is the bot's rights, tell the
+    game's hosts once and turn muting off for that game (it would be refused every time)."""
+    with Session(svc.db) as s:
+        rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(outbox_ids)))).all()
+    for game_id in ghosts.refused_for_rights(rows):
+        try:
+            svc.run(partial(_mute_refused, svc, game_id=game_id))
+        except IntegrityError:  # told already (a retried dispatch)
+            continue
+
+
+def _mute_refused(svc: Service, session: Session, now: datetime, *, game_id: int) -> tuple[None, Ctx | None]:
+    game = lock_game(session, game_id)
+    if game is None or not ghosts.enabled(game):
+        return None, None
+    game.options = {**game.options, ghosts.OPTION: False}
+    session.add(game)
+    ctx = Ctx(session, svc, now)
+    room = Room(ctx, game)
+    for host in hosts(room):
+        ctx.send(host, "svc.mute.refused", t(host.language, "svc.mute.refused", code=game.code),
+                 f"g{game_id}:mute_refused:v{game.version}:i{host.id}", game_id=game_id)
     return None, ctx
 
 

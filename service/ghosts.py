@@ -14,43 +14,55 @@ It is cheap and idempotent, so it is called wherever the answer may change: afte
 the engine state, when a seat changes hands, when the game ends, when the host flips the option.
 
 If Telegram refuses (400 "not enough rights", or a basic group, where restricting does not exist),
-the worker reports the row and ``refused`` tells the game's hosts once and turns the option off
-for that game, so nothing is tried again and again. Only a channel with acts on chats (Telegram's
-``Channel.acts``) is concerned: ``Ctx.act`` writes nothing for the others. A Ghost whose
+the worker reports the row, and ``service.failures.tell_hosts_mute_refused`` tells the game's hosts
+once and turns the option off for that game (``refused_for_rights``), so nothing is tried again
+and again. Only a channel with acts on chats (Telegram's ``Channel.acts``) is concerned: ``Ctx.act``
+writes nothing for the others. A Ghost whose
 messages cannot reach him privately (he blocked the bot) is not muted: the worker drops every row
 for an unreachable person.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Protocol
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 import engine
+from engine import GameState
 
 from .channels import channel as channel_of
+from .context import Ctx
 from .db import write_outbox
-from .i18n import t
-from .models import Game, Identity, Outbox
-
-if TYPE_CHECKING:
-    from .app import Service
-    from .context import Ctx
-    from .room import Room
+from .models import Game, Identity, Outbox, Seat
 
 OPTION = "mute_ghosts"
 MUTE, UNMUTE = "mute", "unmute"
+
+
+class Table(Protocol):
+    """What muting needs of a game loaded for one command (a ``service.room.Room``, which calls
+    ``sync``: named here so that this module need not import it back)."""
+
+    ctx: Ctx
+    game: Game
+    id: int
+    state: GameState | None
+    people: dict[int, Identity]
+
+    def group(self) -> Identity | None: ...
+
+    def seated(self) -> list[tuple[Seat, Identity]]: ...
+
+    def in_group(self, person: Identity) -> bool: ...
 
 
 def enabled(game: Game) -> bool:
     return bool(game.options.get(OPTION, False))
 
 
-def wanted(room: Room) -> dict[int, Identity]:
+def wanted(room: Table) -> dict[int, Identity]:
     """The people who should be muted now: Ghosts seated in a running game who read it in its group."""
     if not enabled(room.game) or room.game.status != "running" or room.state is None:
         return {}
@@ -58,14 +70,14 @@ def wanted(room: Room) -> dict[int, Identity]:
     return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in speakers and room.in_group(p)}
 
 
-def last_acts(room: Room) -> dict[int, tuple[str, str]]:
+def last_acts(room: Table) -> dict[int, tuple[str, str]]:
     """The last mute or unmute written for each person in this game: (action, outbox status)."""
     rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
         Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE))).order_by(col(Outbox.id))).all()
     return {pid: (str(action), status) for pid, action, status in rows}
 
 
-def sync(room: Room) -> None:
+def sync(room: Table) -> None:
     """Write the mutes and unmutes that bring the group in line with the game. A mute is tried once:
     one Telegram refused (he is an admin of the group, he blocked the bot) is not written again and
     again; an unmute goes only to those a mute may have reached."""
@@ -85,35 +97,10 @@ def sync(room: Room) -> None:
             room.ctx.act(person, UNMUTE, group.address, f"{tag}:{UNMUTE}:i{pid}", game_id=room.id)
 
 
-def refused(svc: Service, outbox_ids: Sequence[int]) -> None:
-    """The worker's report of acts the platform refused: where the reason is the bot's rights (as the
-    channel reads its error: ``Channel.cannot_act``), tell the game's hosts once and turn muting off
-    for that game (it would be refused every time)."""
-    from .context import Ctx
-    from .db import lock_game
-    from .reminders import hosts
-    from .room import Room
-
-    with Session(svc.db) as s:
-        rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(outbox_ids)))).all()
-        games = sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
-                        and channel_of(r.channel).cannot_act(r.last_error or "")})
-
-    for game_id in games:
-        def work(session: Session, now: datetime, game_id: int = game_id) -> tuple[None, Ctx | None]:
-            game = lock_game(session, game_id)
-            if game is None or not enabled(game):
-                return None, None
-            game.options = {**game.options, OPTION: False}
-            session.add(game)
-            ctx = Ctx(session, svc, now)
-            room = Room(ctx, game)
-            for host in hosts(room):
-                ctx.send(host, "svc.mute.refused", t(host.language, "svc.mute.refused", code=game.code),
-                         f"g{game_id}:mute_refused:v{game.version}:i{host.id}", game_id=game_id)
-            return None, ctx
-
-        try:
-            svc.run(work)
-        except IntegrityError:  # told already (a retried dispatch)
-            continue
+def refused_for_rights(rows: Iterable[Outbox]) -> list[int]:
+    """Of the acts the platform refused (the worker's ``Report.refused``), the games where the reason
+    is the bot's rights in the group, as the channel reads its error (``Channel.cannot_act``): muting
+    there would be refused every time, so it is turned off and the hosts are told
+    (``service.failures.tell_hosts_mute_refused``)."""
+    return sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
+                   and channel_of(r.channel).cannot_act(r.last_error or "")})

@@ -10,8 +10,8 @@ its setup (the first one) starts a series of its own when it is rematched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import engine
 from engine import GameConfig, GameState, RuleSet
@@ -20,9 +20,6 @@ from engine.lupusburg.series import Series
 
 from . import render
 from .models import Game
-
-if TYPE_CHECKING:
-    from .room import Room
 
 KEY = "series"
 """Where a game's setup keeps the series it continues."""
@@ -67,7 +64,17 @@ def setup_for_next(game: Game, state: GameState) -> dict[str, Any]:
     return {KEY: after(game, state).to_dict()} if is_series(game) else {}
 
 
-def tell_totals(room: Room) -> None:
+class Ended(Protocol):
+    """What the totals need of the game that ended (a ``service.room.Room``, which calls
+    ``tell_totals``: named here so that this module need not import it back)."""
+
+    game: Game
+    state: GameState | None
+
+    def broadcast(self, key: str, data: Mapping[str, Any]) -> int: ...
+
+
+def tell_totals(room: Ended) -> None:
     """At the end of a game that continues a series, everyone learns the totals so far."""
     game, state = room.game, room.state
     if state is None or not is_series(game) or before(game, state.players) is None:

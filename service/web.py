@@ -28,7 +28,7 @@ import gc
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qsl
@@ -39,7 +39,7 @@ from sqlalchemy import text as sql
 from starlette.concurrency import run_in_threadpool
 
 from service import metrics
-from service.app import Service
+from service.app import AfterCommit, Service
 from service.channels.base import Incoming
 from service.channels.sms import inbound as sms
 from service.channels.telegram import inbound as telegram
@@ -121,9 +121,10 @@ def settle_heap() -> None:
 class Web:
     """What the routes share: the settings, the service (made on first use) and the Telegram app."""
 
-    def __init__(self, settings: Settings, service: Service | None) -> None:
+    def __init__(self, settings: Settings, service: Service | None, after_commit: AfterCommit | None = None) -> None:
         self.settings = settings
         self._service = service
+        self._after_commit = after_commit
         self._tg_app: Any = None
         self._tg_lock = asyncio.Lock()
         self._tg_next_try = 0.0
@@ -154,10 +155,8 @@ class Web:
             url = self.settings.DATABASE_URL
             pool = {} if is_sqlite(url) else self.settings.db_pool("web")
             self._service = Service(self.settings, make_engine(url, pre_ping=False, **pool))
-            if self.settings.REDIS_URL:  # the worker hears of every command's messages at once
-                from worker.enqueue import handoff_to
-
-                self._service.after_commit = handoff_to(self.settings.REDIS_URL)
+            if self._after_commit is not None:  # the worker hears of every command's messages at once
+                self._service.after_commit = self._after_commit
         return self._service
 
     def telegram_app(self) -> Any:
@@ -226,10 +225,14 @@ class CountUpdates:
         await self.app(scope, receive, counted)
 
 
-def create_app(settings: Settings | None = None, service: Service | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, service: Service | None = None, *,
+               after_commit: AfterCommit | None = None) -> FastAPI:
+    """The app. ``after_commit``: what the service it makes (on the first command) hands each
+    command's new outbox ids to once committed; a deployment's is the worker's (``worker.web``),
+    passed in so that nothing here knows the worker. A ``service`` brought along keeps its own."""
     cfg = settings or (service.settings if service is not None else get_settings())
     init_sentry(cfg, "web")
-    web = Web(cfg, service)
+    web = Web(cfg, service, after_commit)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -364,12 +367,13 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     return app
 
 
-def deployment_app() -> FastAPI:
-    """What a web process serves (``lupus web``, or ``uvicorn service.web:app``), built from the
-    environment; a deployment that cannot work (a channel without a shared broker or a server
-    database) stops here with one line saying what is missing. Building it reads the settings and
-    nothing more: the service connects on the first command, Telegram is asked for its username on
-    the first update."""
+def deployment_app(handoff: Callable[[str], AfterCommit] | None = None) -> FastAPI:
+    """What a web process serves, built from the environment: ``worker.web`` calls it with the
+    worker's ``handoff`` (given the broker's URL, what enqueues each command's messages). A
+    deployment that cannot work (a channel without a shared broker or a server database) stops here
+    with one line saying what is missing. Building it reads the settings and makes the hand-off, and
+    connects to nothing: the service connects on the first command, the hand-off on the first
+    message, Telegram is asked for its username on the first update."""
     cfg = get_settings()
     problem = cfg.deployment_problem()
     if problem:
@@ -377,21 +381,9 @@ def deployment_app() -> FastAPI:
 
         print(f"lupus web: {problem}", file=sys.stderr, flush=True)
         raise SystemExit(2)
-    return create_app(cfg)
+    after_commit = handoff(cfg.REDIS_URL) if handoff is not None and cfg.REDIS_URL else None
+    return create_app(cfg, after_commit=after_commit)
 
 
 configure_logging()
 settle_heap()
-_app: FastAPI | None = None
-
-
-def __getattr__(name: str) -> Any:
-    """``app`` is built when first asked for (by uvicorn), not when the module is imported: the
-    sandbox and the tests import ``create_app`` with settings of their own."""
-    global _app
-    if name != "app":
-        raise AttributeError(name)
-    if _app is None:
-        _app = deployment_app()
-        settle_heap()
-    return _app

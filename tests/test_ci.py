@@ -8,10 +8,12 @@ module of tests in a subprocess, as CI would (its exit status is what CI reads).
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,70 @@ def test_the_readme_explains_every_skip_allowed(entry: skips.Allowed) -> None:
     assert f"`{entry.name}`" in section, entry.name
     if entry.unless:
         assert entry.unless in section
+
+
+# One planted import per contract of pyproject.toml's [tool.importlinter] (by its name), each where a
+# dependency is easy to miss: inside a function, or under TYPE_CHECKING (both count).
+TYPE_CHECKING_ONLY = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\n"
+IN_A_FUNCTION = "def _planted() -> None:\n    {}\n"
+PLANTS = {
+    "engine imports the service": ("engine/__init__.py", IN_A_FUNCTION.format("import service.settings"),
+                                   "worker, then service, then engine"),
+    "engine talks to a database": ("engine/tabula/table.py", IN_A_FUNCTION.format("import sqlalchemy"),
+                                   "The engine is pure"),
+    "engine reads the clock": ("engine/lupusburg/close.py", IN_A_FUNCTION.format("import time"),
+                               "The engine is pure"),
+    "service imports the worker": ("service/web.py", IN_A_FUNCTION.format("from worker import enqueue"),
+                                   "worker, then service, then engine"),
+    "settings import the service": ("service/settings.py", TYPE_CHECKING_ONLY.format("from service import i18n"),
+                                    "The settings depend on nothing else in the service"),
+    "delivery imports a use case": ("service/delivery/rows.py", IN_A_FUNCTION.format("from service import room"),
+                                    "The delivery knows no game"),
+    "the store imports a use case": ("service/models.py", TYPE_CHECKING_ONLY.format("from service import play"),
+                                     "The service's layers"),
+    "the context imports the app": ("service/context.py", TYPE_CHECKING_ONLY.format("from service.app import Service"),
+                                    "The service's layers"),
+}
+
+
+def _tree(into: Path) -> Path:
+    """The packages and pyproject.toml, where a planted import harms nothing (lint-imports reads the
+    packages of its working directory first)."""
+    for package in ("engine", "service", "worker"):
+        shutil.copytree(ROOT / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", into / "pyproject.toml")
+    return into
+
+
+def _lint_imports(where: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=where,
+                          env={**os.environ, "COLUMNS": "400"},  # a contract's name and verdict on one line
+                          capture_output=True, text=True, timeout=120)
+
+
+def _verdicts(out: str) -> dict[str, str]:
+    """Each contract's name, from pyproject.toml, and what lint-imports said of it (KEPT, BROKEN)."""
+    names = [c["name"] for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+             ["contracts"]]
+    lines = out.splitlines()
+    return {name: next(line.removeprefix(name).strip() for line in lines if line.startswith(name + " "))
+            for name in names}
+
+
+def test_the_import_contracts_hold_and_dev_py_test_runs_them(tmp_path: Path) -> None:
+    assert '"lint-imports"' in (ROOT / "dev.py").read_text()
+    clean = _lint_imports(_tree(tmp_path))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert set(_verdicts(clean.stdout).values()) == {"KEPT"}, clean.stdout
+
+
+@pytest.mark.parametrize("plant", PLANTS)
+def test_a_planted_forbidden_import_fails_lint_imports(tmp_path: Path, plant: str) -> None:
+    tree = _tree(tmp_path)
+    module, code, contract = PLANTS[plant]
+    with (tree / module).open("a") as f:
+        f.write("\n\n" + code)
+    got = _lint_imports(tree)
+    assert got.returncode == 1, got.stdout + got.stderr
+    broken = [name for name, verdict in _verdicts(got.stdout).items() if verdict == "BROKEN"]
+    assert any(name.startswith(contract) for name in broken), got.stdout

@@ -11,8 +11,7 @@ import structlog
 
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
-from service.failures import tell_hosts_lost
-from service.ghosts import refused
+from service.failures import tell_hosts_lost, tell_hosts_mute_refused
 from service.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
@@ -68,7 +67,7 @@ def _dispatch(ids: list[int] | None) -> int:
                      lease=cfg.DISPATCH_LEASE_SECONDS,
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
     if report.refused:  # Telegram refused to mute a Ghost: the hosts are told once, muting stops
-        refused(svc, report.refused)
+        tell_hosts_mute_refused(svc, report.refused)
     if report.lost:  # texts that will never reach a reader still reachable: his game's hosts are told
         tell_hosts_lost(svc, report.lost)
     wait = report.soonest()

@@ -114,7 +114,7 @@ class Report:
     failed: int = 0
     deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
     unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
-    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.ghosts.refused)
+    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.failures)
     lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.failures)
 
     def soonest(self) -> float | None:

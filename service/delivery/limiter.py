@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from service.settings import TELEGRAM_PER_SECOND  # the default, and why
+
 Scope = Literal["channel", "address"]
 
 
@@ -50,12 +52,6 @@ class Rule:
 
 
 Policy = Mapping[tuple[str, str], Sequence[Rule]]
-
-
-TELEGRAM_PER_SECOND = 28.0
-"""Telegram's ~30 a second per bot, less a margin: sends booked back to back by several processes
-arrive bunched when a machine stalls, and at 29 the stand-in's one-second window saw 31 (5 answers
-of 429 in 3,000 at 29.0 a second, `bench/fanout`, 30 Nov 2026)."""
 
 
 def make_policy(*, telegram_per_second: float = TELEGRAM_PER_SECOND, sms_segments_per_second: float = 1.0) -> Policy:

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from service.channels.sms.sender import TWILIO_API_URL, TwilioSender
 from service.channels.telegram.sender import TELEGRAM_API_URL, TelegramSender
-from service.delivery.limiter import TELEGRAM_PER_SECOND, Limiter, Policy, make_limiter, make_policy
+from service.delivery.limiter import Limiter, Policy, make_limiter, make_policy
 from service.delivery.senders import Sender
+from service.settings import TELEGRAM_PER_SECOND
 
 
 @dataclass

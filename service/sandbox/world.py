@@ -34,8 +34,7 @@ from service.channels.sms.inbound import keyword
 from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
-from service.failures import tell_hosts_lost
-from service.ghosts import refused
+from service.failures import tell_hosts_lost, tell_hosts_mute_refused
 from service.models import Game, Identity
 from service.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import board, inbound
@@ -190,7 +189,7 @@ class Sandbox:
                          lease=self.settings.DISPATCH_LEASE_SECONDS,
                          max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
         if report.refused:  # as the worker does: Telegram would not mute a Ghost
-            refused(svc, report.refused)
+            tell_hosts_mute_refused(svc, report.refused)
         if report.lost:  # as the worker does: a text that will never arrive, told to the hosts
             tell_hosts_lost(svc, report.lost)
         if report.soonest() is not None:

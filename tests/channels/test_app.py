@@ -82,7 +82,7 @@ def test_a_web_process_freezes_what_it_built_once_its_first_command_is_done(db: 
 
 def test_importing_the_app_needs_no_database() -> None:
     env = {**os.environ, "DATABASE_URL": "postgresql://nobody@127.0.0.1:9/none"}
-    code = "import service.web as w; print(type(w.app).__name__)"
+    code = "import worker.web as w; print(type(w.app).__name__)"  # what `lupus web` serves
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
@@ -200,11 +200,13 @@ def test_the_web_hands_each_commands_messages_to_the_worker(tmp_path: Path) -> N
     from service.models import Outbox
     from service.sandbox.inbound import telegram_headers, telegram_user, text_update
     from tests.databases import flushed_redis, redis_url
+    from worker.web import handoff
 
     db_url = f"sqlite:///{tmp_path}/web.db"
     upgrade(db_url)
     broker = redis_url(12)
-    with flushed_redis(broker) as r, TestClient(create_app(make_settings(db_url, REDIS_URL=broker))) as client:
+    with flushed_redis(broker) as r, TestClient(create_app(make_settings(db_url, REDIS_URL=broker),
+                                                          after_commit=handoff(broker))) as client:
         update = text_update(telegram_user(79, "Zoe"), "new")
         assert client.post("/telegram/webhook", json=update, headers=telegram_headers(SECRET)).status_code == 200
         end = time.monotonic() + 30

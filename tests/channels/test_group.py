@@ -12,7 +12,8 @@ import engine
 from engine import Phase
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
-from service.ghosts import OPTION, refused
+from service.failures import tell_hosts_mute_refused
+from service.ghosts import OPTION
 from service.models import Identity, Outbox
 from service.sandbox import inbound
 
@@ -31,7 +32,7 @@ def work(stack: Stack) -> Report:
     while True:
         report = deliver(stack.db, stack.senders, MemoryLimiter(UNLIMITED), clock=stack.clock, budget=30)
         if report.refused:
-            refused(stack.svc, report.refused)
+            tell_hosts_mute_refused(stack.svc, report.refused)
         total.sent += report.sent
         total.refused += report.refused
         if not report.sent and not report.refused:

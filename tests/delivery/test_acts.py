@@ -3,7 +3,8 @@ a channel without acts refuses the row alone."""
 
 from __future__ import annotations
 
-from service.delivery.senders import PermanentReason, RecordingSender, SendStatus, perform
+from service.channels.recording import RecordingSender
+from service.delivery.senders import PermanentReason, SendStatus, perform
 
 
 class TextsOnly:

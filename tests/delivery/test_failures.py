@@ -11,9 +11,10 @@ import structlog
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from service.channels.recording import RecordingSender
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
-from service.delivery.senders import PermanentReason, RecordingSender, SendResult
+from service.delivery.senders import PermanentReason, SendResult
 from service.failures import recent, tell_hosts_lost
 from service.models import Identity
 

@@ -11,13 +11,14 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from service.channels.recording import RecordingSender
 from service.channels.sms import TWILIO_MAX
 from service.channels.sms.sender import TwilioSender
 from service.db import transaction
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim, settle
-from service.delivery.senders import RecordingSender, SendResult
+from service.delivery.senders import SendResult
 from service.models import Identity, Outbox, utcnow
 from service.sandbox.fake_twilio import FakeTwilio
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.delivery.senders import Button, PermanentReason, RecordingSender, SendResult, SendStatus
+from service.channels.recording import RecordingSender
+from service.delivery.senders import Button, PermanentReason, SendResult, SendStatus
 
 
 def test_records_every_call_and_counts_copies():

@@ -20,8 +20,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from service import metrics
+from service.channels.recording import RecordingSender
 from service.db import upgrade
-from service.delivery.senders import RecordingSender, SendResult, SendStatus
+from service.delivery.senders import SendResult, SendStatus
 from service.sandbox.server import ServerThread
 from service.settings import Settings
 from service.web import create_app

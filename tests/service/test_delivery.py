@@ -59,17 +59,24 @@ def test_after_commit_hears_of_every_new_message(h: Harness) -> None:
     assert sorted(h.committed) == sorted(pending)
 
 
-def test_a_claimed_message_is_leased_then_due_again(h: Harness) -> None:
+def test_a_claimed_message_is_reserved_then_due_again(h: Harness) -> None:
     from datetime import timedelta
 
-    from service.outbox import claim, mark_sent
+    from service.db import transaction
+    from service.delivery.rows import claim, settle
+    from service.models import Outbox
 
     h.say("host", "new")
     now = h.clock.now
-    first = claim(h.db, now)
-    assert len(first) == 1 and first[0][2] == "host"
-    assert claim(h.db, now) == []  # leased: a second dispatcher does not take it
-    again = claim(h.db, now + timedelta(minutes=6))  # the sender died: due again
-    assert [r[0] for r in again] == [first[0][0]]
-    mark_sent(h.db, first[0][0], now)
-    assert claim(h.db, now + timedelta(hours=1)) == []
+    (first,) = claim(h.db, now, ["test"], lease=60)
+    assert first.address == "host"
+    assert claim(h.db, now, ["test"], lease=60) == []  # reserved: a second dispatcher does not take it
+    with transaction(h.db) as s:  # the worker that reserved it died, and its lease ran out
+        row = s.get(Outbox, first.id)
+        assert row is not None
+        row.not_before -= timedelta(minutes=5)
+        s.add(row)
+    (again,) = claim(h.db, now, ["test"], lease=60)
+    assert again.id == first.id
+    settle(h.db, [again], status="sent", sent_at=now)
+    assert claim(h.db, now + timedelta(hours=1), ["test"], lease=60) == []

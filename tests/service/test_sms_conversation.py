@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine
@@ -23,9 +22,8 @@ from service.digest import SQUARE_ROOM, TALK_ITEM, digest_text
 from service.i18n import LANGUAGES, role_name, t
 from service.models import Identity, Outbox
 from service.more import PAGE
-from service.outbox import deliver
 
-from .conftest import Harness
+from .conftest import Harness, deliver_all
 from .play import NAMES, WORDS, open_game, start
 
 TG = "ann"  # the one Telegram player
@@ -48,8 +46,7 @@ class Mixed(Harness):
 
     def deliver(self) -> None:
         senders = {"sms": self.channel, "telegram": self.channel}
-        while deliver(self.db, senders, now=self.clock.now + timedelta(days=3650), limit=500):
-            pass
+        deliver_all(self.db, senders, self.clock)
 
 
 def _roles(h: Harness) -> dict[str, str]:
@@ -247,12 +244,14 @@ def test_a_telegram_player_back_after_blocking_the_bot_is_told_what_he_may_do_no
     h = Mixed(db)
     open_game(h)
     start(h)
+    h.clear()  # his card reached him; then he blocked the bot
     with Session(h.db) as s:  # he blocked the bot: the sender marked him unreachable
         ann = s.exec(select(Identity).where(Identity.address == TG)).one()
         ann.unreachable = True
         s.add(ann)
         s.commit()
-    h.finish_phase()  # the dawn and the day's choices never reach him
+    h.finish_phase()
+    assert h.inbox(TG) == []  # the dawn and the day's choices never reach him
     h.clear()
     h.say(TG, "status")
     now, status = h.inbox(TG)

@@ -7,8 +7,6 @@ send is understood as the command that answers it."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -19,9 +17,8 @@ from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
 from service.i18n import LANGUAGES, role_name, t
 from service.models import GameEvent, Identity, Outbox
-from service.outbox import deliver
 
-from .conftest import Harness
+from .conftest import Harness, deliver_all
 from .play import NAMES, open_game, play_to_end, start
 
 #: The words the start and end texts tell him to send, by language: (role, players, status).
@@ -36,8 +33,7 @@ class Sms(Harness):
         return self.svc.handle_inbound("sms", who, external_id or f"m{next(self._ids)}", text)
 
     def deliver(self) -> None:
-        while deliver(self.db, {"sms": self.channel}, now=self.clock.now + timedelta(days=3650), limit=500):
-            pass
+        deliver_all(self.db, {"sms": self.channel}, self.clock)
 
 
 def _roles(h: Harness) -> dict[str, str]:

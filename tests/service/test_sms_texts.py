@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import timedelta
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -19,9 +18,8 @@ from engine import Phase
 from service.channels.sms import MERGED as SMS_MERGED
 from service.digest import SMS_OWN_VOTE
 from service.models import Identity, Outbox
-from service.outbox import deliver
 
-from .conftest import Harness
+from .conftest import Harness, deliver_all
 from .play import NAMES, play_phase, play_to_end
 from .sms_shown import shown
 
@@ -42,8 +40,7 @@ class Mixed(Harness):
 
     def deliver(self) -> None:
         senders = {"sms": self.channel, "telegram": self.channel, "test": self.channel}
-        while deliver(self.db, senders, now=self.clock.now + timedelta(days=3650), limit=500):
-            pass
+        deliver_all(self.db, senders, self.clock)
 
 
 def _open(h: Harness) -> str:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
+
+import pytest
 
 from worker.enqueue import Handoff
 
@@ -49,3 +52,25 @@ def test_a_failing_broker_does_not_stop_the_handoff() -> None:
     while len(sent) < 2 and time.monotonic() < end:
         time.sleep(0.01)
     assert sent == [[], [2]]  # the rows of [1] stay pending for the outbox sweep
+
+
+def test_the_deployments_web_app_hands_off_to_the_worker_only_with_a_broker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``worker.web`` (what `lupus web` serves) gives service.web's app the worker's hand-off when
+    there is a broker; the service itself knows nothing of the worker."""
+    from service.settings import get_settings
+    from worker import web
+
+    for name in ("TELEGRAM_BOT_TOKEN", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'web.db'}")
+    for broker, handed_off in ((None, False), ("redis://127.0.0.1:9/0", True)):
+        if broker:
+            monkeypatch.setenv("REDIS_URL", broker)
+        get_settings.cache_clear()
+        try:
+            service = web.deployment_app().state.web.service
+            assert isinstance(service.after_commit, Handoff) is handed_off
+            service.db.dispose()
+        finally:
+            get_settings.cache_clear()

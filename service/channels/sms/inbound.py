@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from sqlalchemy import Engine
 from sqlmodel import Session, select
 from twilio.request_validator import RequestValidator
 
@@ -23,8 +24,16 @@ from service.db import transaction
 from service.grammar import fold
 from service.models import Identity, Outbox
 
-if TYPE_CHECKING:
-    from service.app import Service
+
+class Service(Protocol):
+    """What a text from a phone is handed to: the application service (``service.app.Service``),
+    named by what is used of it, so that the channel need not import the use cases above it."""
+
+    db: Engine
+
+    def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
+                       display_name: str | None = None, *, chat: str | None = None,
+                       resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]: ...
 
 CHANNEL = "sms"
 STOP_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "revoke", "optout"})
