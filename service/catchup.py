@@ -11,7 +11,7 @@ from sqlmodel import col, select
 
 import engine
 
-from . import play, render
+from . import play, player_texts, render
 from .channels import channel as channel_of
 from .context import Ctx
 from .db import bump, lock_game
@@ -70,9 +70,9 @@ def _card(ctx: Ctx, room: Room, name: str) -> None:
                  for f in view.get("knowledge", ())]
         if not view.get("alive", True):
             facts.append(t(reader.lang, "svc.role.ghost"))
-        card = " ".join(facts) or render.role_text(view, reader, info)
+        card = " ".join(facts) or player_texts.role_text(view, reader, info)
     else:
-        card = render.role_text(view, reader, info)
+        card = player_texts.role_text(view, reader, info)
     ctx.reply_text("svc.catchup", t(reader.lang, "svc.catchup", code=room.game.code) + "\n" + card, room.id)
 
 

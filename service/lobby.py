@@ -23,7 +23,7 @@ import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 
-from . import ghosts, grammar, render, series
+from . import ghosts, grammar, player_texts, render, series
 from .channels import channel as channel_of
 from .context import Buttons, Ctx
 from .errors import error_text
@@ -283,7 +283,7 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
     say("svc.substitute.welcome", t(lang, "svc.substitute.welcome", code=room.game.code, name=seat.name), None)
     reader = room.reader(person, seat)
     view = engine.view(room.state, seat.name)
-    say("svc.role", render.role_text(view, reader, room.info(person)), None)
+    say("svc.role", player_texts.role_text(view, reader, room.info(person)), None)
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if options else []
     if actions:
         seats = room.names()

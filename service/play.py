@@ -11,7 +11,7 @@ from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 
-from . import grammar, metrics, render
+from . import grammar, metrics, player_texts, render
 from .channels import channel as channel_of
 from .context import Ctx
 from .db import write_events
@@ -146,7 +146,7 @@ def help_(ctx: Ctx, room: Room) -> None:
         if room.is_host(me) and room.state is not None:
             ctx.reply("svc.help.host_over")
         return
-    phase, number = render.phase_label(engine.public_view(room.state), lang)
+    phase, number = player_texts.phase_label(engine.public_view(room.state), lang)
     info = room.info(ctx.identity)
     when = dict(code=game.code, phase=phase + number, tz=info.tz,
                 deadline=deadline_text(info.deadline, info.tz, lang))
@@ -179,7 +179,7 @@ def status(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
     nights = room.nights() if pv.get("status") == "over" else None
-    text = render.status_text(pv, reader, room.info(ctx.identity), game.paused, mod, nights)
+    text = player_texts.status_text(pv, reader, room.info(ctx.identity), game.paused, mod, nights)
     seat = room.seat_of(_me(ctx))
     if seat is not None and nights is None:  # his own secret ballot, from his own view: only he reads it
         mine = engine.view(room.state, seat.name).get("ballot")
@@ -195,7 +195,7 @@ def role(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.role.none")
     view = engine.view(room.state, seat.name)
     assert ctx.identity is not None
-    text = render.role_text(view, room.reader(ctx.identity, seat), room.info(ctx.identity))
+    text = player_texts.role_text(view, room.reader(ctx.identity, seat), room.info(ctx.identity))
     ctx.reply_text("svc.role", text, room.id)
 
 

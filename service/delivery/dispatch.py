@@ -72,6 +72,7 @@ from sqlmodel import Session, col, select
 from service.delivery.batching import Send, sends
 from service.delivery.limiter import Limiter
 from service.delivery.rows import (
+    Report,
     Row,
     begin,
     chat_kind,
@@ -105,20 +106,6 @@ LATE = 0.02
 GAVE_UP = "gave up"
 """How ``last_error`` begins for a text every attempt at which met a platform that was down; any
 other text failed with its reader reachable was refused by the platform."""
-
-
-@dataclass
-class Report:
-    sent: int = 0
-    messages: int = 0  # what reached the platforms (merged group texts count once)
-    failed: int = 0
-    deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
-    unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
-    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.failures)
-    lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.failures)
-
-    def soonest(self) -> float | None:
-        return min(self.deferred.values(), default=None)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -232,3 +232,19 @@ def pending_count(db: Engine) -> int:
     with Session(db) as s:
         return len(s.exec(select(Outbox.id).where(or_(col(Outbox.status) == "pending",
                                                       and_(col(Outbox.status) == "sending")))).all())
+
+
+@dataclass
+class Report:
+    """What one pass of ``dispatch.deliver`` did, for the task that ran it and for the hosts' notices."""
+
+    sent: int = 0
+    messages: int = 0  # what reached the platforms (merged group texts count once)
+    failed: int = 0
+    deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
+    unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
+    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.failures)
+    lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.failures)
+
+    def soonest(self) -> float | None:
+        return min(self.deferred.values(), default=None)

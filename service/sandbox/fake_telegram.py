@@ -1,69 +1,44 @@
 """A stand-in for the Telegram Bot API, good enough for python-telegram-bot.
 
-It serves `/bot<token>/<method>` like api.telegram.org, answers the methods the service uses, records
-every call, and behaves like Telegram where the service must cope: too many messages get HTTP 429
-with `retry_after`, a chat that blocked the bot gets 403, an unknown chat (in strict mode) 400.
-It keeps the "/" menus (setMyCommands, by scope and language) and which button taps were answered: a
-webhook's answer that names a method is made as Telegram makes it, and a callback query is answered
-once.
-Point `TELEGRAM_API_URL` at it. Thread-safe: the sandbox page and the tests read it while it serves.
-
-Telegram's flood limits as it answers them (`TelegramLimits`): about 30 messages a second for the
-bot, 20 a minute in a group, and in a private chat a short burst then one a second, which is a
-bucket (a burst of 3 refilled at one a second: a fourth text sooner than a second after a burst of
-three is refused, however it is spread) rather than a window. A refused send gets 429 with
-`retry_after` in whole seconds, rounded up, and Telegram then holds that chat to it: every send
-there before the time is up is refused too, with what is left of the wait, and counts for nothing.
-(The bot's own limit refuses by its window alone: sends to other chats go on as it allows.)
+It serves `/bot<token>/<method>` like api.telegram.org, answers the methods the service uses,
+records every call, and behaves like Telegram where the service must cope: too many messages get
+HTTP 429 with `retry_after`, a chat that blocked the bot gets 403, an unknown chat (in strict mode)
+400. It keeps the "/" menus (setMyCommands, by scope and language) and which button taps were
+answered: a webhook's answer that names a method is made as Telegram makes it, and a callback query
+is answered once. Point `TELEGRAM_API_URL` at it. Thread-safe: the sandbox page and the tests read
+it while it serves.
+Telegram's flood limits as it answers them (`TelegramLimits`, in ``service.sandbox.flood``): about
+30 messages a second for the bot, 20 a minute in a group, and in a private chat a short burst then
+one a second, which is a bucket (a burst of 3 refilled at one a second: a fourth text sooner than a
+second after a burst of three is refused, however it is spread) rather than a window. A refused send
+gets 429 with `retry_after` in whole seconds, rounded up, and Telegram then holds that chat to it:
+every send there before the time is up is refused too, with what is left of the wait, and counts for
+nothing. (The bot's own limit refuses by its window alone: sends to other chats go on as it allows.)
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from service.sandbox.flood import Flood, TelegramLimits
+
 # Parameters PTB sends as JSON strings inside a form body.
 _JSON_PARAMS = {"reply_markup", "link_preview_options", "permissions", "allowed_updates", "entities",
                 "reply_parameters", "commands", "scope"}
 _COUNTED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
-_CHAT_METHODS = _COUNTED | {"deleteMessage", "getChat", "getChatMember", "restrictChatMember", "banChatMember",
-                            "unbanChatMember"}
-
-Window = tuple[int, float]  # at most `count` sends in any `seconds`
-
-
-@dataclass(frozen=True)
-class Bucket:
-    """At most `burst` sends at once from rest, then one every `interval` seconds (a token bucket)."""
-
-    burst: int
-    interval: float
-
-
-Limit = Window | Bucket
-
-
-@dataclass
-class TelegramLimits:
-    """Telegram's flood limits (see the module docstring); `flood_wait`: a chat refused once is
-    refused until its `retry_after` has passed, as Telegram does."""
-
-    bot: list[Limit] = field(default_factory=lambda: [(30, 1.0)])
-    private: list[Limit] = field(default_factory=lambda: [Bucket(3, 1.0)])
-    group: list[Limit] = field(default_factory=lambda: [(20, 60.0)])
-    flood_wait: bool = True
-
+_CHAT_METHODS = _COUNTED | {"deleteMessage", "getChat", "getChatMember", "restrictChatMember",
+                            "banChatMember", "unbanChatMember"}
 
 @dataclass(frozen=True)
 class Call:
@@ -108,9 +83,7 @@ class FakeTelegram:
         self._migrated: dict[int, int] = {}
         self._messages: dict[int, dict[int, dict[str, Any]]] = {}
         self._next_id: dict[int, int] = {}
-        self._stamps: dict[Any, deque[float]] = {}
-        self._tats: dict[Any, float] = {}  # a bucket's theoretical arrival time (GCRA), per key
-        self._held: dict[Any, float] = {}  # key -> until when Telegram holds it to its retry_after
+        self.flood = Flood(self.limits)
         self._forced: deque[int] = deque()
         self._commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._queries: dict[str, dict[str, Any] | None] = {}  # taps delivered: id -> its answer, None: none yet
@@ -244,39 +217,7 @@ class FakeTelegram:
             return self._forced.popleft()
         if not self.enforce_limits:
             return 0
-        now = self.clock()
-        kind = "private" if chat["type"] == "private" else "group"
-        checks: list[tuple[Any, Limit]] = [("bot", w) for w in self.limits.bot]
-        checks += [((kind, chat["id"]), w) for w in getattr(self.limits, kind)]
-        waits: dict[Any, float] = {}
-        refused: set[Any] = set()  # keys a limit refuses now (not only a hold still running)
-        for key, limit in checks:
-            if (held := self._held.get(key, 0.0) - now) > 1e-9:
-                waits[key] = max(waits.get(key, 0.0), held)
-            if isinstance(limit, Bucket):
-                start = max(self._tats.get((key, limit), now), now)
-                wait = start + limit.interval - limit.burst * limit.interval - now
-            else:
-                count, seconds = limit
-                stamps = self._stamps.setdefault((key, seconds), deque())
-                while stamps and stamps[0] <= now - seconds:
-                    stamps.popleft()
-                wait = stamps[-count] + seconds - now if len(stamps) >= count else 0.0
-            if wait > 1e-9:
-                waits[key] = max(waits.get(key, 0.0), wait)
-                refused.add(key)
-        if waits:
-            retry_after = max(1, math.ceil(max(waits.values()) - 1e-9))
-            if self.limits.flood_wait:  # a hold once given is kept, not lengthened by the sends it refuses
-                for key in refused - {"bot"} - {k for k in waits if self._held.get(k, 0.0) - now > 1e-9}:
-                    self._held[key] = now + math.ceil(waits[key] - 1e-9)
-            return retry_after
-        for key, limit in checks:
-            if isinstance(limit, Bucket):
-                self._tats[(key, limit)] = max(self._tats.get((key, limit), now), now) + limit.interval
-            else:
-                self._stamps[(key, limit[1])].append(now)
-        return 0
+        return self.flood.take("private" if chat["type"] == "private" else "group", chat["id"], self.clock())
 
     def _error(self, status: int, description: str, **parameters: Any) -> tuple[int, dict[str, Any]]:
         body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}

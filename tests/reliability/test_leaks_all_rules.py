@@ -21,7 +21,7 @@ import engine
 from engine import Event, GameConfig, RuleSet
 from engine.playout import play_out
 from engine.tabula.themes import THEMES
-from service import render
+from service import player_texts, render
 from tests.service.leaks import leaks
 from tests.service.secrecy import Table, known, shown_by, table_of
 
@@ -76,8 +76,8 @@ def texts_for(state: Any, events: list[Event], player: str, lang: str) -> list[s
            for e in events if e.key != "game.over" and render.reads(e.to, player)
            for sms in (False, True)]  # the texts, and their short SMS forms
     view = engine.view(state, player)
-    out.append(render.role_text(view, reader, INFO))
-    out.append(render.status_text(dict(engine.public_view(state), status="running"), reader, INFO, False))
+    out.append(player_texts.role_text(view, reader, INFO))
+    out.append(player_texts.status_text(dict(engine.public_view(state), status="running"), reader, INFO, False))
     for phrase, plain in NOT_A_CARD.items():
         out = [text.replace(phrase, plain) for text in out]
     return out

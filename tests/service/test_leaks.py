@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 import engine
 from engine import GameConfig, Phase, RuleSet
-from service import render
+from service import player_texts, render
 from service.channels.sms.gsm7 import fold as gsm7
 from service.db import make_engine
 from service.i18n import role_name
@@ -97,9 +97,9 @@ def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
                     else:
                         mine = render.Reader(player, lang, sms=sms)
                         texts.append(render.for_reader(e.key, e.data, e.to, mine, info))
-            texts.append(render.role_text(view, reader, info))
+            texts.append(player_texts.role_text(view, reader, info))
             pv = dict(engine.public_view(state), status="running")  # the running game's status reply
-            texts.append(render.status_text(pv, reader, info, False))
+            texts.append(player_texts.status_text(pv, reader, info, False))
             for text in texts:
                 assert not leaks(text, player, lang, roles, cards, mates), (seed, player, text)
 

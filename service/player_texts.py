@@ -1,0 +1,86 @@
+"""The texts a player asks for about where he stands: ``status`` (the phase, who lives, the tally, his
+own choices; the moderator's whole table) and ``role`` (his card and all it has told him). Built, like
+every text, from his own view and the public one (``service.render``), never from the state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .i18n import deadline_text, has, role_name, t
+from .render import (
+    Info,
+    Reader,
+    counts,
+    event_text,
+    names,
+    nights_text,
+    role_help,
+    roles_by_card,
+    roles_line,
+    sms_key,
+    verb_word,
+)
+
+
+def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:
+    phase = str(pv.get("phase"))
+    n = pv.get("night") if phase == "night" else pv.get("day")
+    number = t(lang, "svc.night_n", n=n) if phase in ("night", "nominations", "ballot") else ""
+    return t(lang, f"phase.name.{phase}"), number
+
+
+def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
+                moderator_view: Mapping[str, Any] | None = None,
+                nights: Mapping[int, Sequence[tuple[str, str]]] | None = None) -> str:
+    """The game now; once it is over, the winners, every card and (``nights``) every night's moves,
+    which an SMS reader's end text leaves to this answer."""
+    lang = reader.lang
+    if pv.get("status") == "over":
+        line = roles_by_card if reader.sms else roles_line
+        lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
+                   winners=names(pv.get("winners", ()), lang)),
+                 t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
+        if nights:
+            lines.append(nights_text(nights, lang, reader.sms))
+        return "\n".join(lines)
+    phase, number = phase_label(pv, lang)
+    # Paused, the phase has no deadline to be "until": the line says it is paused instead.
+    lines = [t(lang, "svc.status.paused" if paused else "svc.status", code=info.code, phase=phase, number=number,
+               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(pv.get("alive", ()), lang),
+               dead=names(pv.get("dead", ()), lang))]
+    if pv.get("tally"):
+        lines.append(t(lang, "svc.status.tally", tally=counts(pv["tally"])))
+    if pv.get("suspects"):
+        lines.append(t(lang, "svc.status.suspects", suspects=names(pv["suspects"], lang)))
+    if moderator_view is not None:
+        lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
+        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {tg or ''}".strip() for slot, (v, tg) in
+                           moderator_view.get("choices", {}).items())
+        if chosen:
+            lines.append(t(lang, "svc.status.choices", choices=chosen))
+    return "\n".join(lines)
+
+
+def _chooser(slot: str, lang: str) -> str:
+    """Who made a night choice, for the moderator: ``pack:ann`` is ann's; ``seer`` is the card's."""
+    if ":" in slot:
+        return slot.split(":", 1)[1]
+    return role_name(lang, slot) if has("en", f"role.{slot}") else slot
+
+
+def role_text(view: Mapping[str, Any], reader: Reader, info: Info) -> str:
+    lang = reader.lang
+    role = str(view.get("role"))
+    lines = [t(lang, "svc.role", role=role_name(lang, role), role_help=role_help(lang, role))]
+    if view.get("became"):
+        lines.append(role_name(lang, role) + " -> " + role_name(lang, str(view["became"])))
+    if not view.get("alive", True):
+        lines.append(t(lang, "svc.role.ghost"))
+    facts = [f for f in view.get("knowledge", ()) if f.get("key") != "role.dealt"]
+    if facts:
+        lines.append(t(lang, "svc.role.learned"))
+        for f in facts:
+            data = {k: v for k, v in f.items() if k != "key"}
+            lines.append("- " + event_text(str(f["key"]), data, reader, info))
+    return "\n".join(lines)
