@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from .. import phases
 from ..errors import IllegalAction, InvalidSetup
 from ..types import (
     BALLOT,
@@ -25,9 +26,10 @@ from ..types import (
     new_event,
 )
 from . import characters as _characters
-from . import day, deck, end, night, themes, views
+from . import day, deck, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
 from .characters import werewolf
+from .phases import PHASES, finish
 from .state import TabulaState
 from .table import Table
 
@@ -230,8 +232,10 @@ class TabulaRules:
     def apply(self, state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         actor, verb, _ = action
         phase = state.phase
-        if verb is VOTE and (phase is NOMINATIONS or phase is BALLOT) and actor in state.roles:
-            return day.vote(state, action)  # nine moves in ten: first
+        rule = PHASES.get(phase)
+        move = rule.moves.get(verb) if rule is not None else None
+        if move is not None and actor in state.roles:
+            return move.play(state, actor, action.target)  # the day's votes: nine moves in ten
         if phase is OVER:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
@@ -316,38 +320,7 @@ class TabulaRules:
 
     # -- closing ----------------------------------------------------------------------------------
     def close_phase(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
-        if state.phase is NIGHT:
-            table = night.resolve(state)
-            return self._after_deaths(table, NOMINATIONS)
-        if state.phase is NOMINATIONS:
-            return day.close_nominations(state)
-        if state.phase is BALLOT:
-            table, _ = day.close_ballot(state)
-            return self._after_deaths(table, NIGHT)
-        return state, []
-
-    def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
-        s = table.start
-        # The next phase's state at once (the end check reads only who lives and the cards).
-        if nxt is NOMINATIONS:
-            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
-        else:
-            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
-        events = table.events
-        outcome = end.check(state)
-        if outcome is not None:
-            # No next phase: the game ends with this phase's day, votes and suspects as they were.
-            ended = state.evolve(phase=s.phase, day=s.day, night=s.night, choices=s.choices, votes=s.votes,
-                                 ballots=s.ballots, suspects=s.suspects)
-            done, more = end.finish(ended, outcome)
-            return done, events + more
-        if nxt is NOMINATIONS:
-            events.append(new_event(("phase.nominations", {"day": s.day + 1}, None, None)))
-        else:
-            events.append(new_event(("phase.night", {"night": s.night + 1}, None, None)))
-        return state, events
+        return phases.close_phase(PHASES, state, finish)
 
     # -- telling ----------------------------------------------------------------------------------
     def view(self, state: TabulaState, player: str) -> dict[str, Any]:
