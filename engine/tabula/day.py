@@ -67,12 +67,14 @@ def nominate(state: TabulaState, voter: str, target: str | None) -> tuple[Tabula
     """A nomination: public and final, for a living player."""
     if target is None:
         raise IllegalAction("vote.no_target", "say whom you vote for: vote NAME")
-    if any(v == voter for v, _ in state.votes):
-        raise IllegalAction("vote.already", "you have already voted: a nomination is final")
+    count = 1  # his, and those already cast for the same target
+    for v, t in state.votes:
+        if v == voter:
+            raise IllegalAction("vote.already", "you have already voted: a nomination is final")
+        count += t == target
     if target not in state.alive:
         raise _not_living(state, target)
     votes = (*state.votes, (voter, target))
-    count = sum(1 for _, t in votes if t == target)
     # The whole running tally is in the public view; the event says what changed.
     return state.evolve(votes=votes), [Event("day.vote", {"voter": voter, "target": target, "votes": count})]
 
@@ -107,9 +109,10 @@ def ranked_nominations(state: TabulaState) -> list[tuple[str, int]]:
     return ranked(counts([t for _, t in state.votes]), state)
 
 
-def choose_suspects(state: TabulaState) -> tuple[str, ...]:
-    """The two most nominated (the tie order fills in); the Owl-man's choice takes the second place."""
-    found = two_suspects((p for p, _ in ranked_nominations(state)), tie_order(state), state.alive)
+def choose_suspects(state: TabulaState, ranked_all: list[tuple[str, int]]) -> tuple[str, ...]:
+    """The two most nominated (``ranked_all``: ``ranked_nominations``; the tie order fills in);
+    the Owl-man's choice takes the second place."""
+    found = two_suspects((p for p, _ in ranked_all), tie_order(state), state.alive)
     owl = state.marks.get(OWL)
     if owl is not None and owl in state.alive and owl not in found:
         found = [*found[:1], owl]
@@ -117,13 +120,14 @@ def choose_suspects(state: TabulaState) -> tuple[str, ...]:
 
 
 def close_nominations(state: TabulaState) -> Table:
-    """Name the suspects; the ballot begins with them (``phases.py``)."""
+    """Name the suspects, whom the ballot begins with (``phases.py``)."""
     table = Table(state, "suspects")
+    ranked_all = ranked_nominations(state)
+    suspects = table.sets["suspects"] = choose_suspects(state, ranked_all)
     owl = state.marks.get(OWL)
     if owl is not None and owl in state.alive:
         table.announce("owl_man.named", target=owl)
-    table.announce("day.suspects", suspects=list(choose_suspects(state)),
-                   tally=[[p, n] for p, n in ranked_nominations(state)])
+    table.announce("day.suspects", suspects=list(suspects), tally=[[p, n] for p, n in ranked_all])
     return table
 
 

@@ -33,11 +33,9 @@ def _day_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
 
 
 def _ballot_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
-    """The two suspects, the Owl-man's choice among them; his choice is then spent."""
-    suspects = day.choose_suspects(s)
+    """With the two suspects the nominations named; the Owl-man's choice is spent."""
     marks = {k: v for k, v in s.marks.items() if k != day.OWL}
-    return {"suspects": suspects, "ballots": {}, "marks": marks}, [
-        Event("phase.ballot", {"day": s.day, "suspects": list(suspects)})]
+    return {"ballots": {}, "marks": marks}, [Event("phase.ballot", {"day": s.day, "suspects": list(s.suspects)})]
 
 
 def _lynch(state: State) -> Table:

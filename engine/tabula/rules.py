@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -19,7 +18,6 @@ from ..types import (
     Event,
     GameConfig,
     Outcome,
-    Phase,
     Role,
     RuleSet,
     Verb,
@@ -43,22 +41,14 @@ Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
 Options = tuple[Choices, dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
-@functools.lru_cache(maxsize=256)
 def check_names(players: tuple[str, ...]) -> None:
-    """Refuse names that cannot be typed as targets (kept for a seating already checked:
-    a benchmark or a series starts many games with the same players)."""
+    """Refuse names that cannot be typed as targets."""
     if len({p.casefold() for p in players}) != len(players):
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
         if not p or not p.strip() or p != p.strip() or any(c.isspace() for c in p) or ":" in p or p.startswith("#"):
             raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')",
                                name=p)
-
-
-@functools.cache
-def acting_phases(role: Role) -> tuple[Phase, ...]:
-    """The phases in which the card holds a power (none for most cards)."""
-    return tuple(phase for phase in Phase if any(phase in pw.phases for pw in CHARACTERS[role].powers))
 
 
 class TabulaRules:
@@ -109,121 +99,56 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
-    def _options(self, state: TabulaState, player: str) -> Options:
-        """What the player may do this phase besides nominating (see ``_option_table``)."""
-        memo = state.phase_memo()
-        table: dict[str, Options] | None = memo.get("options")
-        if table is None:
-            table = memo["options"] = self._option_table(state)
-        return table[player]
-
-    def _option_table(self, state: TabulaState) -> dict[str, Options]:
-        """Every player's phase-stable choices, derived once per phase: each choice in order,
-        and for ``apply`` the usable power by verb with its targets. Most players hold no
-        power; they share one entry (a ballot vote, or nothing)."""
-        extra = extra_holders(state)
-        powered = self._powered(state)[state.phase]
-        nothing: Options = ((), {})
-        table: dict[str, Options] = dict.fromkeys(state.players, nothing)
-        voters: frozenset[str] = frozenset()
-        if state.phase is BALLOT:
-            voters = frozenset(day.ballot_voters(state))
-            plain_vote: Options = (((VOTE, state.suspects),), {})
-            table.update(dict.fromkeys(voters, plain_vote))
-        for player in powered.union(extra) if extra else powered:
-            out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
-            by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
-            for power in powers_of(state, player):
-                if power.usable(state, player):
-                    targets: tuple[str | None, ...] = (
-                        (None,) if power.no_target else tuple(power.targets(state, player)))
-                    if targets:
-                        out.append((power.verb, targets))
-                    by_verb.setdefault(power.verb, (power, targets))
-            table[player] = (tuple(out), by_verb)
-        return table
-
-    def _powered(self, state: TabulaState) -> dict[Phase, frozenset[str]]:
-        """By phase, the players whose card holds a power for it (once a game: most players
-        hold none, and no card acts in the nominations)."""
-        memo = state.game_memo()
-        powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
-        if powered is None:
-            found: dict[Phase, list[str]] = {phase: [] for phase in Phase}
-            roles = state.roles
-            for p in state.players:
-                for phase in acting_phases(roles[p]):
-                    found[phase].append(p)
-            powered = memo["powered"] = {phase: frozenset(ps) for phase, ps in found.items()}
-        return powered
+    def _options(self, state: TabulaState, player: str, extra: dict[str, tuple[Power, ...]]) -> Options:
+        """What the player may do this phase besides nominating: each choice in order (a ballot
+        vote first), and for ``apply`` the usable power by verb with its targets. ``extra``:
+        ``extra_holders(state)``, asked once for all the players asked about."""
+        out: list[tuple[Verb, tuple[str | None, ...]]] = []
+        if state.phase is BALLOT and day.speaks_as_living(state, player) and player not in state.suspects:
+            out.append((VOTE, state.suspects))
+        powers = powers_of(state, player, extra)
+        if not powers:  # most players
+            return tuple(out), {}
+        by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
+        for power in powers:
+            if power.usable(state, player):
+                targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
+                if targets:
+                    out.append((power.verb, targets))
+                by_verb.setdefault(power.verb, (power, targets))
+        return tuple(out), by_verb
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
-        phase = state.phase
-        if phase is OVER or player not in state.roles:
+        if state.phase is OVER or player not in state.roles:
             return []
-        memo = state._phase or state.phase_memo()
-        table: dict[str, Options] | None = memo.get("options")
-        if table is None:
-            table = memo["options"] = self._option_table(state)
-        fixed = table[player][0]
-        if phase is NOMINATIONS and not self._has_voted(state, player):
-            living = memo.get("living") or state.living()
-            return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
-        return list(fixed)
+        return list(dict(self.choices(state, (player,))).get(player, ()))
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
-    def actors(self, state: TabulaState) -> tuple[str, ...]:
+    def choices(self, state: TabulaState, players: tuple[str, ...] | None = None) -> tuple[tuple[str, Choices], ...]:
+        """Every actor with his legal choices (``engine.choices``), in seating order: a
+        nomination for whoever has not cast his, then what his powers offer (``players``: ask
+        only these)."""
         if state.phase is OVER:
             return ()
-        memo = state.phase_memo()
-        fixed: tuple[str, ...] | None = memo.get("actors")
-        if fixed is None:
-            self._options(state, state.players[0])
-            table: dict[str, Options] = memo["options"]
-            fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
-        if state.phase is not NOMINATIONS:
-            return fixed
-        running = state.running()
-        mask, bits = running["mask"], running["bits"]
-        return tuple(p for p in state.players if not mask & bits[p] or p in fixed)
+        extra = extra_holders(state)
+        vote: tuple[Verb, tuple[str | None, ...]] | None = None
+        voted: set[str] = set()
+        if state.phase is NOMINATIONS:
+            vote, voted = (VOTE, state.living()), day.voted(state)
+        out = []
+        for p in state.players if players is None else players:
+            found = self._options(state, p, extra)[0]
+            if vote is not None and p not in voted:
+                found = (vote, *found)
+            if found:
+                out.append((p, found))
+        return tuple(out)
 
-    @staticmethod
-    def _has_voted(state: TabulaState, player: str) -> bool:
-        running = state._cache
-        if running is None or "mask" not in running:
-            running = state.running()
-        return bool(running["mask"] & running["bits"][player])
-
-    def choices(self, state: TabulaState) -> tuple[tuple[str, Choices], ...]:
-        """Every actor with his legal choices (``engine.choices``): derived once a phase; in the
-        nominations, less the votes of those who have cast theirs."""
-        phase = state.phase
-        if phase is OVER:
-            return ()
-        memo = state.phase_memo()
-        found: tuple[tuple[str, Choices], ...] | None = memo.get("choices")
-        if found is None:
-            self._options(state, state.players[0])
-            table: dict[str, Options] = memo["options"]
-            if phase is NOMINATIONS:
-                vote = (VOTE, state.living())
-                alone = (vote,)  # most players' only choice: one tuple for them all
-                found = tuple([(p, (vote, *fixed) if (fixed := table[p][0]) else alone) for p in state.players])
-            else:
-                found = tuple([(p, fixed) for p in state.players if (fixed := table[p][0])])
-            found = memo["choices"] = found
-        if phase is not NOMINATIONS:
-            return found
-        running = state.running()
-        mask, bits = running["mask"], running["bits"]
-        if not mask:
-            return found
-        table = memo["options"]
-        return tuple(pc if not mask & bits[pc[0]] else (pc[0], table[pc[0]][0])
-                     for pc in found if not mask & bits[pc[0]] or table[pc[0]][0])
+    def actors(self, state: TabulaState) -> tuple[str, ...]:
+        return tuple(p for p, _ in self.choices(state))
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
@@ -240,7 +165,7 @@ class TabulaRules:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
-        found = self._options(state, actor)[1].get(action.verb)
+        found = self._options(state, actor, extra_holders(state))[1].get(action.verb)
         if found is None:  # no usable power of that verb: _power_for says why not
             power = self._power_for(state, action)
             found = power, tuple(power.targets(state, actor))
@@ -260,7 +185,7 @@ class TabulaRules:
         choices = dict(state.choices)
         changed = slot in choices
         choices[slot] = (action.verb, target)
-        new = state.in_phase("choices", choices)
+        new = state.evolve(choices=choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
         events = [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
@@ -268,19 +193,7 @@ class TabulaRules:
             events += werewolf.split(state, new, actor)
         return new, events
 
-    def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
-        """Who sees a choice (the same all phase long)."""
-        memo = state.phase_memo()
-        seen: dict[str, tuple[str | None, tuple[str, ...]]] | None = memo.get("audience")
-        if seen is None:
-            seen = memo["audience"] = {}
-        key = actor + " " + slot
-        found = seen.get(key)
-        if found is None:
-            found = seen[key] = self._audience_of(state, actor, power, slot)
-        return found
-
-    def _audience_of(self, state: TabulaState, actor: str, power: Power,
+    def _audience(self, state: TabulaState, actor: str, power: Power,
                      slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):

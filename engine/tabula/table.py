@@ -50,6 +50,9 @@ class Table:
         """Cannot be killed in this close by any cause (Baron Samedi's Zombie)."""
         self.scratch: dict[str, Any] = {}
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
+        self.sets: dict[str, Any] = {}
+        """Fields the close decides for the state it leaves (the suspects the nominations named)."""
+        """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
         self._by_prefix: dict[str, list[tuple[str, str | None]]] | None = None
         self._purpose = purpose
@@ -172,5 +175,5 @@ class Table:
             welcome=self.welcome,
             marks=self._frozen_marks(),
             knowledge=knowledge,
-            **changes,
+            **{**self.sets, **changes},
         )
