@@ -5,10 +5,9 @@ Everything here is an immutable value that serializes to JSON primitives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import partial
 from typing import Any, NamedTuple, Self
 
 
@@ -131,12 +130,6 @@ class Verb(Documented):
     COIN = "coin", "Lupusburg: keep one of the coins drawn for a bet, by its value."
 
 
-#: The members the engine asks for on every move, as plain module constants: ``Phase.NIGHT``
-#: is an attribute of an enum class, which Python 3.11 looks up through ``EnumType.__getattr__``
-#: at about ten times the cost of a global name. The hot paths import these instead.
-NIGHT, NOMINATIONS, BALLOT, OVER = Phase.NIGHT, Phase.NOMINATIONS, Phase.BALLOT, Phase.OVER
-VOTE = Verb.VOTE
-
 #: Verbs that name no target.
 NO_TARGET_VERBS = frozenset({Verb.REVIVE})
 
@@ -144,7 +137,7 @@ NO_TARGET_VERBS = frozenset({Verb.REVIVE})
 class Action(NamedTuple):
     """One player's move, exactly what he would type: ``vote bob`` by ``ann``.
 
-    A named tuple rather than a dataclass: random playouts make millions of them.
+    A named tuple rather than a dataclass: it unpacks as ``actor, verb, target``.
     """
 
     actor: str
@@ -168,9 +161,6 @@ class _EventFields(NamedTuple):
     channel: str | None
 
 
-_tuple_new = tuple.__new__
-
-
 class Event(_EventFields):
     """Something that happened, for an audience.
 
@@ -180,14 +170,14 @@ class Event(_EventFields):
     audience is a team rather than one player.
 
     An immutable named tuple rather than a frozen dataclass: a game makes one for nearly
-    every move, and a frozen dataclass costs two to three times as much to build.
+    every move, and a named tuple is the cheapest immutable value Python builds.
     """
 
     __slots__ = ()
 
     def __new__(cls, key: str, data: Mapping[str, Any] | None = None, to: tuple[str, ...] | None = EVERYONE,
                 channel: str | None = None) -> Event:
-        return _tuple_new(cls, (key, {} if data is None else data, to, channel))
+        return tuple.__new__(cls, (key, {} if data is None else data, to, channel))
 
     @property
     def public(self) -> bool:
@@ -208,12 +198,6 @@ class Event(_EventFields):
     def from_json(cls, raw: Mapping[str, Any]) -> Event:
         to = raw.get("to")
         return cls(raw["key"], dict(raw.get("data", {})), tuple(to) if to is not None else None, raw.get("channel"))
-
-
-new_event: Callable[[tuple[str, Mapping[str, Any], tuple[str, ...] | None, str | None]], Event] = partial(
-    _tuple_new, Event)
-"""``Event(key, data, to, channel)`` from the four of them in a tuple, without the Python-level
-``__new__`` (for the moves, which make one each)."""
 
 
 @dataclass(frozen=True, slots=True)

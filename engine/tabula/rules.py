@@ -8,21 +8,7 @@ from typing import Any
 
 from .. import phases
 from ..errors import IllegalAction, InvalidSetup
-from ..types import (
-    BALLOT,
-    NIGHT,
-    NOMINATIONS,
-    OVER,
-    VOTE,
-    Action,
-    Event,
-    GameConfig,
-    Outcome,
-    Role,
-    RuleSet,
-    Verb,
-    new_event,
-)
+from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
 from . import characters as _characters
 from . import day, deck, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
@@ -51,6 +37,7 @@ def check_names(players: tuple[str, ...]) -> None:
                                name=p)
 
 
+
 class TabulaRules:
     name = RuleSet.TABULA
 
@@ -73,24 +60,22 @@ class TabulaRules:
                 options.setdefault(key, value)
         state = TabulaState(
             rules=self.name, seed=seed, players=players, roles=roles, options=options,
-            phase=NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
+            phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
             welcome=None, choices={}, votes=(), ballots={}, suspects=(), marks={}, knowledge={},
         )
         return self.start(state)
 
     def public_deck(self, state: TabulaState) -> dict[str, Any]:
         """What everyone is told of the deck when the game starts."""
-        deck_counts = Counter(r._value_ for r in state.roles.values())
+        deck_counts = Counter(r.value for r in state.roles.values())
         return {"deck": dict(sorted(deck_counts.items()))}
 
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
         table = Table(state, "deal")
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
-        for p in state.players:  # table.tell for each, inlined: a game starts with one per player
-            role = state.roles[p]._value_  # .value is a property: a game starts with one per player
-            table.knowledge[p] = [{"key": "role.dealt", "role": role}]
-            table.events.append(new_event(("role.dealt", {"role": role}, (p,), None)))
+        for p in state.players:
+            table.tell(p, "role.dealt", role=state.roles[p].value)
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
@@ -104,8 +89,8 @@ class TabulaRules:
         vote first), and for ``apply`` the usable power by verb with its targets. ``extra``:
         ``extra_holders(state)``, asked once for all the players asked about."""
         out: list[tuple[Verb, tuple[str | None, ...]]] = []
-        if state.phase is BALLOT and day.speaks_as_living(state, player) and player not in state.suspects:
-            out.append((VOTE, state.suspects))
+        if state.phase is Phase.BALLOT and day.speaks_as_living(state, player) and player not in state.suspects:
+            out.append((Verb.VOTE, state.suspects))
         powers = powers_of(state, player, extra)
         if not powers:  # most players
             return tuple(out), {}
@@ -120,7 +105,7 @@ class TabulaRules:
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
-        if state.phase is OVER or player not in state.roles:
+        if state.phase is Phase.OVER or player not in state.roles:
             return []
         return list(dict(self.choices(state, (player,))).get(player, ()))
 
@@ -131,13 +116,13 @@ class TabulaRules:
         """Every actor with his legal choices (``engine.choices``), in seating order: a
         nomination for whoever has not cast his, then what his powers offer (``players``: ask
         only these)."""
-        if state.phase is OVER:
+        if state.phase is Phase.OVER:
             return ()
         extra = extra_holders(state)
         vote: tuple[Verb, tuple[str | None, ...]] | None = None
         voted: set[str] = set()
-        if state.phase is NOMINATIONS:
-            vote, voted = (VOTE, state.living()), day.voted(state)
+        if state.phase is Phase.NOMINATIONS:
+            vote, voted = (Verb.VOTE, state.living()), day.voted(state)
         out = []
         for p in state.players if players is None else players:
             found = self._options(state, p, extra)[0]
@@ -161,7 +146,7 @@ class TabulaRules:
         move = rule.moves.get(verb) if rule is not None else None
         if move is not None and actor in state.roles:
             return move.play(state, actor, action.target)  # the day's votes: nine moves in ten
-        if phase is OVER:
+        if phase is Phase.OVER:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
@@ -188,7 +173,7 @@ class TabulaRules:
         new = state.evolve(choices=choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
-        events = [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
+        events = [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
         if slot.startswith("pack:"):  # the pack told at once when its choices differ
             events += werewolf.split(state, new, actor)
         return new, events
@@ -208,7 +193,7 @@ class TabulaRules:
         for p in mine:
             if p.usable(state, action.actor):
                 return p
-        if action.verb is VOTE:
+        if action.verb is Verb.VOTE:
             raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
         if not mine:
             raise IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
@@ -217,7 +202,7 @@ class TabulaRules:
         if action.actor not in state.alive and not p.as_ghost:
             raise IllegalAction("actor.dead", "Ghosts cannot act")
         if state.phase not in p.phases:
-            when = "at night" if NIGHT in p.phases else "by day"
+            when = "at night" if Phase.NIGHT in p.phases else "by day"
             raise IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
                                 verb=action.verb.value)
         raise IllegalAction("power.not_now", p.why_not, verb=action.verb.value)

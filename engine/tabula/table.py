@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..rng import rng as derive_rng
-from ..types import Event, Role, new_event
+from ..types import Event, Role
 from . import character as ch
 from .state import Fact, TabulaState, frozen
 
@@ -54,7 +54,6 @@ class Table:
         """Fields the close decides for the state it leaves (the suspects the nominations named)."""
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
-        self._by_prefix: dict[str, list[tuple[str, str | None]]] | None = None
         self._purpose = purpose
 
     # -- chance -----------------------------------------------------------------------------------
@@ -76,18 +75,9 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        index = self._by_prefix
-        if index is None:
-            index = self._by_prefix = {}
-            for slot, c in self.start.choices.items():
-                cut = slot.find(":") + 1
-                if cut:
-                    index.setdefault(slot[:cut], []).append((slot[cut:], c[1]))
-            seat = self.start.seat()
-            for found in index.values():
-                if len(found) > 1:
-                    found.sort(key=lambda pc: seat[pc[0]])
-        return list(index.get(prefix, ()))
+        seat = self.start.seat()
+        found = [(slot[len(prefix):], c[1]) for slot, c in self.start.choices.items() if slot.startswith(prefix)]
+        return sorted(found, key=lambda pc: seat[pc[0]])
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
@@ -115,10 +105,10 @@ class Table:
                 knowledge[p] = [fact]
             else:
                 told.append(fact)
-        self.events.append(new_event((key, data, to, channel)))
+        self.events.append(Event(key, data, to, channel))
 
     def announce(self, key: str, **data: Any) -> None:
-        self.events.append(new_event((key, data, None, None)))
+        self.events.append(Event(key, data))
 
     # -- dying ------------------------------------------------------------------------------------
     def kill(self, player: str, cause: str) -> bool:
