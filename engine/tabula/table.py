@@ -16,11 +16,6 @@ from ..types import Event, Role
 from . import character as ch
 from .state import Fact, TabulaState, frozen
 
-#: Values a fact keeps as they are (``frozen`` would return them unchanged).
-PLAIN = frozenset({str, int, bool, float, type(None)})
-#: Values of ``marks`` kept as they are: plain ones, and tuples (of names, built by the steps).
-FLAT = PLAIN | {tuple}
-
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
 """Things that absorb a kill of any cause: (table, player, cause) -> True if absorbed. A variant
@@ -93,18 +88,9 @@ class Table:
         to = (players,) if type(players) is str else tuple(players)
         if not to:
             return
-        fact: Fact = {"key": key, **data}
-        for v in data.values():
-            if type(v) not in PLAIN:
-                fact = frozen(fact)
-                break
-        knowledge = self.knowledge
+        fact: Fact = frozen({"key": key, **data})  # stored as from_dict reads it back: lists as tuples
         for p in to:
-            told = knowledge.get(p)
-            if told is None:
-                knowledge[p] = [fact]
-            else:
-                told.append(fact)
+            self.knowledge.setdefault(p, []).append(fact)
         self.events.append(Event(key, data, to, channel))
 
     def announce(self, key: str, **data: Any) -> None:
@@ -143,15 +129,6 @@ class Table:
         self.died_now = [(p, c) for p, c in self.died_now if p != player]
 
     # -- back to a value --------------------------------------------------------------------------
-    def _frozen_marks(self) -> dict[str, Any]:
-        """``frozen(self.marks)``, reusing what the close left as it was (steps replace a mark,
-        never change one in place) and the flat values (names, tuples of names)."""
-        before = self.start.marks
-        out: dict[str, Any] = {}
-        for k, v in self.marks.items():
-            out[k] = v if v is before.get(k) or type(v) in FLAT else frozen(v)
-        return out
-
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
         if self.knowledge:
@@ -163,7 +140,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=self._frozen_marks(),
+            marks=frozen(self.marks),  # as from_dict reads it back
             knowledge=knowledge,
             **{**self.sets, **changes},
         )
