@@ -27,14 +27,16 @@ from .errors import IllegalAction, InvalidSetup, LupusError
 from .notation import parse_move
 from .ruleset import GameState, rules_for
 from .types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Team, Verb
+from .viewing import PlayerView, PublicView
 
 _ = _rulesets
 
 __all__ = [
-    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
-    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase", "complete_deck",
-    "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome",
-    "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json", "view",
+    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome", "Phase",
+    "PlayerView", "PublicView", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase",
+    "complete_deck", "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view",
+    "new_game", "outcome", "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json",
+    "view",
 ]
 
 
@@ -153,11 +155,11 @@ def outcome(state: GameState) -> Outcome | None:
     return rules_for(state.rules).outcome(state)
 
 
-def view(state: GameState, player: str) -> dict[str, Any]:
+def view(state: GameState, player: str) -> PlayerView:
     return rules_for(state.rules).view(state, player)
 
 
-def public_view(state: GameState) -> dict[str, Any]:
+def public_view(state: GameState) -> PublicView:
     return rules_for(state.rules).public_view(state)
 
 

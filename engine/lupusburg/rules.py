@@ -13,6 +13,7 @@ from typing import Any
 from .. import phases
 from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, RuleSet
+from ..viewing import LupusburgPlayerView, LupusburgPublicView
 from . import houses, setup, views
 from .close import told
 from .houses import houses_of
@@ -88,10 +89,10 @@ class LupusburgRules:
         return phases.close_phase(PHASES, state, end)
 
     # -- telling ----------------------------------------------------------------------------------
-    def view(self, state: LupusburgState, player: str) -> dict[str, Any]:
+    def view(self, state: LupusburgState, player: str) -> LupusburgPlayerView:
         return views.player_view(self, state, player)
 
-    def public_view(self, state: LupusburgState) -> dict[str, Any]:
+    def public_view(self, state: LupusburgState) -> LupusburgPublicView:
         return views.public_view(state)
 
     def moderator_view(self, state: LupusburgState) -> dict[str, Any]:

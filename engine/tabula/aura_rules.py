@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import InvalidSetup
 from ..rng import rng
 from ..types import Event, GameConfig, Role, RuleSet
+from ..viewing import TabulaPublicView
 from . import deck
 from .auras import AURA, INNOCENT, PILE, WICKED
 from .character import is_wicked
@@ -106,7 +107,7 @@ class AuraRules(TabulaRules):
             table.tell(p, "aura.dealt", aura=auras[p])
         return table.freeze(), events + table.events
 
-    def public_view(self, state: TabulaState) -> dict[str, Any]:
+    def public_view(self, state: TabulaState) -> TabulaPublicView:
         out = super().public_view(state)
         held = state.marks.get(AURA, {})
         out["auras"] = [p for p in state.players if p in held]

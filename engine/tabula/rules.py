@@ -9,6 +9,7 @@ from typing import Any
 from .. import phases
 from ..errors import IllegalAction, InvalidSetup
 from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
+from ..viewing import TabulaPlayerView, TabulaPublicView
 from . import characters as _characters
 from . import day, deck, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
@@ -221,10 +222,10 @@ class TabulaRules:
         return phases.close_phase(PHASES, state, finish)
 
     # -- telling ----------------------------------------------------------------------------------
-    def view(self, state: TabulaState, player: str) -> dict[str, Any]:
+    def view(self, state: TabulaState, player: str) -> TabulaPlayerView:
         return views.player_view(self, state, player)
 
-    def public_view(self, state: TabulaState) -> dict[str, Any]:
+    def public_view(self, state: TabulaState) -> TabulaPublicView:
         return views.public_view(state)
 
     def moderator_view(self, state: TabulaState) -> dict[str, Any]:
