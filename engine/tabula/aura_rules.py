@@ -1,9 +1,10 @@
 """The rule set ``aura``: Lady Werewolf's Revenge for 4-7 players, with Aura cards.
 
 It is ``tabula`` with a fixed deck per player count, an Aura for every character at the
-deal, and the tiles of ``auras.py``; the characters that change (Hamlet's peek, Dr. Jekyll
-every night, Miss Purple's look at the discard pile, the Werewolves choosing their own) say
-so in their own modules. Ghosts vote only in the nominations, as in ``tabula``.
+deal, and the tiles of ``auras.py``. It plays ``tabula``'s phases (``phases.py``); the
+characters that change (Hamlet's peek, Dr. Jekyll every night, Miss Purple's look at the
+discard pile, the Werewolves choosing their own) say so in their own modules. Ghosts vote
+only in the nominations, as in ``tabula``.
 """
 
 from __future__ import annotations

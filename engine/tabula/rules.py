@@ -41,6 +41,9 @@ def check_names(players: tuple[str, ...]) -> None:
 
 class TabulaRules:
     name = RuleSet.TABULA
+    phases = PHASES
+    """The night, the nominations and the ballot (``phases.py``); ``aura`` plays the same ones,
+    its differences being in its cards and tiles."""
 
     # -- creating ---------------------------------------------------------------------------------
     def deal(self, config: GameConfig, seed: int) -> dict[str, Role]:
@@ -143,10 +146,10 @@ class TabulaRules:
     def apply(self, state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         actor, verb, _ = action
         phase = state.phase
-        rule = PHASES.get(phase)
+        rule = self.phases.get(phase)
         move = rule.moves.get(verb) if rule is not None else None
         if move is not None and actor in state.roles:
-            return move.play(state, actor, action.target)  # the day's votes: nine moves in ten
+            return move.play(state, actor, action.target)  # the phase's own moves (the day's votes)
         if phase is Phase.OVER:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
@@ -219,7 +222,7 @@ class TabulaRules:
 
     # -- closing ----------------------------------------------------------------------------------
     def close_phase(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
-        return phases.close_phase(PHASES, state, finish)
+        return phases.close_phase(self.phases, state, finish)
 
     # -- telling ----------------------------------------------------------------------------------
     def view(self, state: TabulaState, player: str) -> TabulaPlayerView:
