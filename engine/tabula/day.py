@@ -133,9 +133,8 @@ def close_nominations(state: TabulaState) -> Table:
 
 def lynch_choice(state: TabulaState) -> tuple[str, dict[str, int]]:
     found = {s: 0 for s in state.suspects}
-    voters = ballot_voters(state)
     for v, t in state.ballots.items():  # a ballot counts if its voter may still cast one
-        if t in found and v in voters:
+        if t in found and v not in found and v in state.roles and speaks_as_living(state, v):
             found[t] += 1
     top = max(found.values())
     return first_in_order(state, [s for s, n in found.items() if n == top]), found

@@ -88,16 +88,10 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
-    def _options(self, state: TabulaState, player: str, extra: dict[str, tuple[Power, ...]]) -> Options:
-        """What the player may do this phase besides nominating: each choice in order (a ballot
-        vote first), and for ``apply`` the usable power by verb with its targets. ``extra``:
-        ``extra_holders(state)``, asked once for all the players asked about."""
+    def _options(self, state: TabulaState, player: str, powers: tuple[Power, ...]) -> Options:
+        """What the player's ``powers`` let him do now: each choice in order, and for ``apply``
+        the usable power by verb with its targets."""
         out: list[tuple[Verb, tuple[str | None, ...]]] = []
-        if state.phase is Phase.BALLOT and day.speaks_as_living(state, player) and player not in state.suspects:
-            out.append((Verb.VOTE, state.suspects))
-        powers = powers_of(state, player, extra)
-        if not powers:  # most players
-            return tuple(out), {}
         by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
         for power in powers:
             if power.usable(state, player):
@@ -117,20 +111,25 @@ class TabulaRules:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
     def choices(self, state: TabulaState, players: tuple[str, ...] | None = None) -> tuple[tuple[str, Choices], ...]:
-        """Every actor with his legal choices (``engine.choices``), in seating order: a
-        nomination for whoever has not cast his, then what his powers offer (``players``: ask
-        only these)."""
-        if state.phase is Phase.OVER:
+        """Every actor with his legal choices (``engine.choices``), in seating order: his day
+        vote first (a nomination until he has cast it, a ballot vote if he may cast one), then
+        what his powers offer (``players``: ask only these)."""
+        phase = state.phase
+        if phase is Phase.OVER:
             return ()
-        extra = extra_holders(state)
+        asked = state.players if players is None else players
         vote: tuple[Verb, tuple[str | None, ...]] | None = None
-        voted: set[str] = set()
-        if state.phase is Phase.NOMINATIONS:
-            vote, voted = (Verb.VOTE, state.living()), day.voted(state)
+        voters: set[str] = set()
+        if phase is Phase.NOMINATIONS:
+            vote, voters = (Verb.VOTE, state.living()), set(asked) - day.voted(state)
+        elif phase is Phase.BALLOT:
+            vote, voters = (Verb.VOTE, state.suspects), set(day.ballot_voters(state))
+        extra = extra_holders(state)
         out = []
-        for p in state.players if players is None else players:
-            found = self._options(state, p, extra)[0]
-            if vote is not None and p not in voted:
+        for p in asked:
+            powers = powers_of(state, p, extra)
+            found = self._options(state, p, powers)[0] if powers else ()  # most players hold none
+            if vote is not None and p in voters:
                 found = (vote, *found)
             if found:
                 out.append((p, found))
@@ -154,7 +153,7 @@ class TabulaRules:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
-        found = self._options(state, actor, extra_holders(state))[1].get(action.verb)
+        found = self._options(state, actor, powers_of(state, actor))[1].get(action.verb)
         if found is None:  # no usable power of that verb: _power_for says why not
             power = self._power_for(state, action)
             found = power, tuple(power.targets(state, actor))

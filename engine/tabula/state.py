@@ -147,8 +147,15 @@ class TabulaState:
         )
 
 
+SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Values ``jsonable`` and ``frozen`` leave as they are, asked first: ``isinstance`` against
+``Mapping`` goes through the ABC machinery, and most values are names or numbers."""
+
+
 def jsonable(value: Any) -> Any:
     """Tuples become lists, mappings dicts, sets sorted lists: what json.dumps accepts."""
+    if type(value) in SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -160,6 +167,8 @@ def jsonable(value: Any) -> Any:
 
 def frozen(value: Any) -> Any:
     """The inverse of ``jsonable`` as far as equality goes: lists come back as tuples."""
+    if type(value) in SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {k: frozen(v) for k, v in value.items()}
     if isinstance(value, list):

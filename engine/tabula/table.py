@@ -70,9 +70,9 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        seat = self.start.seat()
+        players = self.start.players
         found = [(slot[len(prefix):], c[1]) for slot, c in self.start.choices.items() if slot.startswith(prefix)]
-        return sorted(found, key=lambda pc: seat[pc[0]])
+        return sorted(found, key=lambda pc: players.index(pc[0]))
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
