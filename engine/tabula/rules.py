@@ -124,10 +124,10 @@ class TabulaRules:
             vote, voters = (Verb.VOTE, state.living()), set(asked) - day.voted(state)
         elif phase is Phase.BALLOT:
             vote, voters = (Verb.VOTE, state.suspects), set(day.ballot_voters(state))
-        extra = extra_holders(state)
+        extra, roles = extra_holders(state), state.roles
         out = []
         for p in asked:
-            powers = powers_of(state, p, extra)
+            powers = CHARACTERS[roles[p]].powers + extra.get(p, ())  # powers_of, for each player
             found = self._options(state, p, powers)[0] if powers else ()  # most players hold none
             if vote is not None and p in voters:
                 found = (vote, *found)

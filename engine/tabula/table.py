@@ -129,6 +129,12 @@ class Table:
         self.died_now = [(p, c) for p, c in self.died_now if p != player]
 
     # -- back to a value --------------------------------------------------------------------------
+    def _frozen_marks(self) -> dict[str, Any]:
+        """The marks as ``from_dict`` reads them back. A mark the close did not replace is the
+        frozen value it started with (steps replace a mark, never change one in place)."""
+        before = self.start.marks
+        return {k: v if v is before.get(k) else frozen(v) for k, v in self.marks.items()}
+
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
         if self.knowledge:
@@ -140,7 +146,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=frozen(self.marks),  # as from_dict reads it back
+            marks=self._frozen_marks(),
             knowledge=knowledge,
             **{**self.sets, **changes},
         )
