@@ -225,8 +225,14 @@ def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
 
 def slot_holders(state: TabulaState, slot: str) -> tuple[str, ...]:
     """Living players who hold a power with this (shared) slot, in seating order."""
-    extra = extra_holders(state)
-    return tuple(p for p in state.living() if any(pw.slot == slot for pw in powers_of(state, p, extra)))
+    extra, roles = extra_holders(state), state.roles
+    found = []
+    for p in state.living():
+        for power in CHARACTERS[roles[p]].powers + extra.get(p, ()):
+            if power.slot == slot:
+                found.append(p)
+                break
+    return tuple(found)
 
 
 def extra_holders(state: TabulaState) -> dict[str, tuple[Power, ...]]:

@@ -23,9 +23,8 @@ _ = _characters, themes
 #: The order of the cards as ``Role`` declares them (deal hooks run in it).
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
-#: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
+#: A player's choices: each verb with its targets (``(None,)`` for a verb that names nobody).
 Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
-Options = tuple[Choices, dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
 def check_names(players: tuple[str, ...]) -> None:
@@ -88,18 +87,15 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
-    def _options(self, state: TabulaState, player: str, powers: tuple[Power, ...]) -> Options:
-        """What the player's ``powers`` let him do now: each choice in order, and for ``apply``
-        the usable power by verb with its targets."""
+    def _offers(self, state: TabulaState, player: str, powers: tuple[Power, ...]) -> Choices:
+        """What the player's ``powers`` let him do now, each verb with its targets."""
         out: list[tuple[Verb, tuple[str | None, ...]]] = []
-        by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
         for power in powers:
             if power.usable(state, player):
                 targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
                 if targets:
                     out.append((power.verb, targets))
-                by_verb.setdefault(power.verb, (power, targets))
-        return tuple(out), by_verb
+        return tuple(out)
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
@@ -128,7 +124,7 @@ class TabulaRules:
         out = []
         for p in asked:
             powers = CHARACTERS[roles[p]].powers + extra.get(p, ())  # powers_of, for each player
-            found = self._options(state, p, powers)[0] if powers else ()  # most players hold none
+            found = self._offers(state, p, powers) if powers else ()  # most players hold none
             if vote is not None and p in voters:
                 found = (vote, *found)
             if found:
@@ -153,17 +149,15 @@ class TabulaRules:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
-        found = self._options(state, actor, powers_of(state, actor))[1].get(action.verb)
-        if found is None:  # no usable power of that verb: _power_for says why not
-            power = self._power_for(state, action)
-            found = power, tuple(power.targets(state, actor))
-        power, allowed = found
+        power = next((pw for pw in powers_of(state, actor) if pw.verb is verb and pw.usable(state, actor)), None)
+        if power is None:  # no usable power of that verb
+            raise self._why_not(state, action)
         target = action.target
         if power.no_target:
             target = None
         elif target is None:
             raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
-        elif target not in allowed:
+        elif target not in power.targets(state, actor):
             if power.target_hint is not None:
                 raise IllegalAction("target.not_allowed", power.target_hint, target=target)
             raise self._bad_target(state, actor, target)
@@ -191,24 +185,22 @@ class TabulaRules:
         sharers = slot_holders(state, slot)
         return (slot, sharers) if len(sharers) > 1 else (None, (actor,))
 
-    def _power_for(self, state: TabulaState, action: Action) -> Power:
+    def _why_not(self, state: TabulaState, action: Action) -> IllegalAction:
+        """Why the player holds no usable power of the action's verb."""
         mine = [p for p in powers_of(state, action.actor) if p.verb is action.verb]
-        for p in mine:
-            if p.usable(state, action.actor):
-                return p
         if action.verb is Verb.VOTE:
-            raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
+            return IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
         if not mine:
-            raise IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
-                                verb=action.verb.value)
+            return IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
+                                 verb=action.verb.value)
         p = mine[0]
         if action.actor not in state.alive and not p.as_ghost:
-            raise IllegalAction("actor.dead", "Ghosts cannot act")
+            return IllegalAction("actor.dead", "Ghosts cannot act")
         if state.phase not in p.phases:
             when = "at night" if Phase.NIGHT in p.phases else "by day"
-            raise IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
-                                verb=action.verb.value)
-        raise IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
+            return IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
+                                 verb=action.verb.value)
+        return IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
 
     def _bad_target(self, state: TabulaState, actor: str, target: str) -> IllegalAction:
         if target not in state.roles:
