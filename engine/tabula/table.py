@@ -14,7 +14,7 @@ from typing import Any
 from ..rng import rng as derive_rng
 from ..types import Event, Role
 from . import character as ch
-from .state import Fact, TabulaState, frozen
+from .state import SCALARS, Fact, TabulaState, frozen
 
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
@@ -88,7 +88,9 @@ class Table:
         to = (players,) if type(players) is str else tuple(players)
         if not to:
             return
-        fact: Fact = frozen({"key": key, **data})  # stored as from_dict reads it back: lists as tuples
+        fact: Fact = {"key": key, **data}
+        if any(type(v) not in SCALARS for v in data.values()):
+            fact = frozen(fact)  # stored as from_dict reads it back: lists as tuples
         for p in to:
             self.knowledge.setdefault(p, []).append(fact)
         self.events.append(Event(key, data, to, channel))
