@@ -33,7 +33,6 @@ THIRD_WOLF_FROM = 16
 LUPUSBURG_ONLY = {Role.TOWNSFOLK, Role.THIEF}
 
 
-
 def _no_options(n: int) -> dict[str, Any]:
     return {}
 

@@ -37,7 +37,6 @@ def check_names(players: tuple[str, ...]) -> None:
                                name=p)
 
 
-
 class TabulaRules:
     name = RuleSet.TABULA
     phases = PHASES
