@@ -19,22 +19,24 @@ No I/O, no clock, no environment: chance comes from the seed kept in the state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import rulesets as _rulesets
 from .errors import IllegalAction, InvalidSetup, LupusError
 from .notation import parse_move
-from .ruleset import _REGISTRY, GameState, rules_for
+from .ruleset import GameState, rules_for
 from .types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Team, Verb
+from .viewing import PlayerView, PublicView
 
 _ = _rulesets
 
 __all__ = [
-    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome",
-    "Phase", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase", "complete_deck",
-    "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view", "new_game", "outcome",
-    "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json", "view",
+    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome", "Phase",
+    "PlayerView", "PublicView", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase",
+    "complete_deck", "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view",
+    "new_game", "outcome", "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json",
+    "view",
 ]
 
 
@@ -102,21 +104,14 @@ def legal_actions(state: GameState, player: str) -> list[Action]:
 
 def legal_choices(state: GameState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
     """``legal_actions`` grouped by verb: each verb with its targets (cheaper to ask)."""
-    grouped = _GROUPED.get(state.rules)
-    if grouped is not None:
-        return grouped(state, player)
     rules = rules_for(state.rules)
-    if hasattr(rules, "legal_choices"):
-        grouped = _GROUPED[rules.name] = rules.legal_choices
+    grouped = getattr(rules, "legal_choices", None)
+    if grouped is not None:
         return grouped(state, player)  # type: ignore[no-any-return]
     by_verb: dict[Verb, list[str | None]] = {}
     for a in rules.legal_actions(state, player):
         by_verb.setdefault(a.verb, []).append(a.target)
     return [(v, tuple(ts)) for v, ts in by_verb.items()]
-
-
-_GROUPED: dict[RuleSet, Callable[[Any, str], list[tuple[Verb, tuple[str | None, ...]]]]] = {}
-"""The rule sets that answer ``legal_choices`` themselves (asked for every player every phase)."""
 
 
 def actors(state: GameState) -> tuple[str, ...]:
@@ -143,8 +138,7 @@ def choices(state: GameState) -> tuple[tuple[str, Choices], ...]:
 
 
 def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
-    rules = _REGISTRY.get(state.rules)  # the registry's fast path, as rules_for takes it
-    return (rules or rules_for(state.rules)).apply(state, action)
+    return rules_for(state.rules).apply(state, action)
 
 
 def close_phase(state: GameState, phase_no: int | None = None) -> tuple[GameState, list[Event]]:
@@ -161,11 +155,11 @@ def outcome(state: GameState) -> Outcome | None:
     return rules_for(state.rules).outcome(state)
 
 
-def view(state: GameState, player: str) -> dict[str, Any]:
+def view(state: GameState, player: str) -> PlayerView:
     return rules_for(state.rules).view(state, player)
 
 
-def public_view(state: GameState) -> dict[str, Any]:
+def public_view(state: GameState) -> PublicView:
     return rules_for(state.rules).public_view(state)
 
 

@@ -2,8 +2,10 @@
 
     .venv/bin/python bench/engine [--games N] [--players 24]
 
-Target (issue 2): at least 500 complete random 24-player games a second on one core with
-all base characters, and a serialized 24-player state under 16 KB.
+Target (issue 19): at least 200 complete random 24-player games a CPU second with all base
+characters, and a serialized 24-player state under 16 KB. A game by message moves a few times a
+minute, so 200 a second is far more than the service needs; the engine is written plainly (no
+memo carried from state to state) as long as it stays above that.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def main() -> None:
     cpu = time.process_time() - t0
     # The state is largest at the end (knowledge only grows); measure a sample mid-game too.
     print(f"games: {args.games} ({finished} finished) of {args.players} players, {phases / args.games:.1f} phases each")
-    print(f"engine: {args.games / cpu:.0f} complete random games per CPU second (target >= 500)")
+    print(f"engine: {args.games / cpu:.0f} complete random games per CPU second (target >= 200)")
     print(f"state: largest serialized {args.players}-player state sampled {biggest} bytes (target < 16384)")
 
 

@@ -9,10 +9,10 @@ him the same view.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..types import Phase, Role
-from ..viewing import day_votes, ending, header
+from ..viewing import LupusburgPlayerView, LupusburgPublicView, day_votes, ending, header
 from . import scoring, voting
 from .houses import SIDES, house
 from .state import LupusburgState
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .rules import LupusburgRules
 
 
-def public_view(state: LupusburgState) -> dict[str, Any]:
+def public_view(state: LupusburgState) -> LupusburgPublicView:
     out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
                  state.living(), state.dead, state.lynched, state.players)  # all may talk, dead or not
     out["burgomaster"] = state.burgomaster
@@ -34,10 +34,10 @@ def public_view(state: LupusburgState) -> dict[str, Any]:
     if over and state.outcome is not None:
         out["scores"] = dict(state.outcome.scores or {})
         out.update(scoring.revealed(state))
-    return out
+    return cast(LupusburgPublicView, out)
 
 
-def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> dict[str, Any]:
+def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> LupusburgPlayerView:
     if player not in state.players:
         raise KeyError(player)
     role = state.role_of(player)
@@ -63,11 +63,11 @@ def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> di
         "actions": [a.text() for a in rules.legal_actions(state, player)],
         "public": public_view(state),
     }
-    return out
+    return cast(LupusburgPlayerView, out)
 
 
 def moderator_view(state: LupusburgState) -> dict[str, Any]:
-    out = public_view(state)
+    out: dict[str, Any] = dict(public_view(state))
     full = state.to_dict()
     for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge"):
         out[key] = full[key]

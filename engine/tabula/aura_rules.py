@@ -1,9 +1,10 @@
 """The rule set ``aura``: Lady Werewolf's Revenge for 4-7 players, with Aura cards.
 
 It is ``tabula`` with a fixed deck per player count, an Aura for every character at the
-deal, and the tiles of ``auras.py``; the characters that change (Hamlet's peek, Dr. Jekyll
-every night, Miss Purple's look at the discard pile, the Werewolves choosing their own) say
-so in their own modules. Ghosts vote only in the nominations, as in ``tabula``.
+deal, and the tiles of ``auras.py``. It plays ``tabula``'s phases (``phases.py``); the
+characters that change (Hamlet's peek, Dr. Jekyll every night, Miss Purple's look at the
+discard pile, the Werewolves choosing their own) say so in their own modules. Ghosts vote
+only in the nominations, as in ``tabula``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from ..errors import InvalidSetup
 from ..rng import rng
 from ..types import Event, GameConfig, Role, RuleSet
+from ..viewing import TabulaPublicView
 from . import deck
 from .auras import AURA, INNOCENT, PILE, WICKED
 from .character import is_wicked
@@ -106,7 +108,7 @@ class AuraRules(TabulaRules):
             table.tell(p, "aura.dealt", aura=auras[p])
         return table.freeze(), events + table.events
 
-    def public_view(self, state: TabulaState) -> dict[str, Any]:
+    def public_view(self, state: TabulaState) -> TabulaPublicView:
         out = super().public_view(state)
         held = state.marks.get(AURA, {})
         out["auras"] = [p for p in state.players if p in held]

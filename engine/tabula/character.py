@@ -160,13 +160,9 @@ def extra_powers(role: Role) -> Callable[[ExtraPowers], ExtraPowers]:
 
 def steps_of(state: TabulaState, steps: list[Step]) -> list[Step]:
     """The steps of ``steps`` (``NIGHT_STEPS``, ``DAY_CLOSE_STEPS``) that can act in this game,
-    in order: a step that belongs to a card nobody was dealt is left out (kept for the game)."""
-    memo = state.game_memo()
-    key = "night_steps" if steps is NIGHT_STEPS else "day_close_steps"
-    found: list[Step] | None = memo.get(key)
-    if found is None:
-        found = memo[key] = [s for s in steps if s.role is None or state.dealt(s.role)]
-    return found
+    in order: a step that belongs to a card nobody was dealt is left out."""
+    dealt = set(state.roles.values())
+    return [s for s in steps if s.role is None or s.role in dealt]
 
 
 # -- questions every module may ask about a player ------------------------------------------------
@@ -208,28 +204,19 @@ def team_of(state: TabulaState, player: str) -> Team:
 
 
 def wolves(state: TabulaState) -> frozenset[str]:
-    """Every player ``is_wolf`` holds for, dead or alive (cached: the pack's targets ask it for each player)."""
-    memo = state.phase_memo()
-    found: frozenset[str] | None = memo.get("wolves")
-    if found is None:
-        by_card: frozenset[str] | None = state.game_memo().get("wolf_cards")
-        if by_card is None:
-            by_card = state.game_memo()["wolf_cards"] = frozenset(
-                p for p in state.players if CHARACTERS[state.roles[p]].wolf)
-        became = state.marks.get("became")
-        found = memo["wolves"] = by_card.union(
-            p for p, r in became.items() if r == "werewolf" and p in state.roles) if became else by_card
-    return found
+    """Every player ``is_wolf`` holds for, dead or alive."""
+    roles = state.roles
+    found = [p for p in state.players if CHARACTERS[roles[p]].wolf]
+    became = state.marks.get("became")
+    if became:
+        found += [p for p, r in became.items() if r == "werewolf" and p in roles]
+    return frozenset(found)
 
 
 def pack(state: TabulaState, living_only: bool = True) -> tuple[str, ...]:
-    memo = state.phase_memo()
-    key = "pack" if living_only else "pack+ghosts"
-    found: tuple[str, ...] | None = memo.get(key)
-    if found is None:
-        members = wolves(state)
-        found = memo[key] = tuple(p for p in state.players if p in members and (not living_only or p in state.alive))
-    return found
+    """The Werewolves in seating order: the living ones, or all of them."""
+    members = wolves(state)
+    return tuple([p for p in state.players if p in members and (not living_only or p in state.alive)])
 
 
 def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
@@ -238,45 +225,30 @@ def holders(state: TabulaState, role: Role) -> tuple[str, ...]:
 
 def slot_holders(state: TabulaState, slot: str) -> tuple[str, ...]:
     """Living players who hold a power with this (shared) slot, in seating order."""
-    memo = state.phase_memo()
-    by_slot: dict[str, tuple[str, ...]] | None = memo.get("slot_holders")
-    if by_slot is None:
-        by_slot = memo["slot_holders"] = {}
-    found = by_slot.get(slot)
-    if found is None:
-        game = state.game_memo()
-        cards: frozenset[str] | None = game.get("slot:" + slot)
-        if cards is None:  # who holds it by his card (the cards never change)
-            cards = game["slot:" + slot] = frozenset(
-                p for p in state.players if any(pw.slot == slot for pw in CHARACTERS[state.roles[p]].powers))
-        extra = extra_holders(state)
-        found = by_slot[slot] = tuple(
-            p for p in state.living()
-            if p in cards or (extra and any(pw.slot == slot for pw in extra.get(p, ()))))
-    return found
+    extra, roles = extra_holders(state), state.roles
+    found = []
+    for p in state.living():
+        for power in CHARACTERS[roles[p]].powers + extra.get(p, ()):
+            if power.slot == slot:
+                found.append(p)
+                break
+    return tuple(found)
 
 
 def extra_holders(state: TabulaState) -> dict[str, tuple[Power, ...]]:
-    """Who holds powers beyond his card's, asked once a phase (the hooks read ``marks``)."""
-    memo = state.phase_memo()
-    found: dict[str, tuple[Power, ...]] | None = memo.get("extra_powers")
-    if found is None:
-        found = {}
-        game = state.game_memo()
-        hooks: list[ExtraPowers] | None = game.get("extra_powers")
-        if hooks is None:
-            hooks = game["extra_powers"] = [fn for role, fn in EXTRA_POWERS if state.dealt(role)]
-        for extra in hooks:
+    """Who holds powers beyond his card's (asked of the hooks of the cards dealt in this game)."""
+    found: dict[str, tuple[Power, ...]] = {}
+    dealt = set(state.roles.values())
+    for role, extra in EXTRA_POWERS:
+        if role in dealt:
             for player, powers in extra(state):
                 found[player] = (*found.get(player, ()), *powers)
-        memo["extra_powers"] = found
     return found
 
 
-def powers_of(state: TabulaState, player: str) -> list[Power]:
-    """Every power the player holds, usable now or not."""
-    found = list(CHARACTERS[state.roles[player]].powers)
-    more = extra_holders(state).get(player)
-    if more:
-        found.extend(more)
-    return found
+def powers_of(state: TabulaState, player: str,
+              extra: dict[str, tuple[Power, ...]] | None = None) -> tuple[Power, ...]:
+    """Every power the player holds, usable now or not (``extra``: ``extra_holders``, if asked already)."""
+    own = CHARACTERS[state.roles[player]].powers
+    more = (extra_holders(state) if extra is None else extra).get(player)
+    return (*own, *more) if more else own

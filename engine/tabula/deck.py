@@ -16,7 +16,6 @@ each size it allows.
 
 from __future__ import annotations
 
-import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +31,6 @@ MIN_PLAYERS = 8
 MAX_PLAYERS = 30
 THIRD_WOLF_FROM = 16
 LUPUSBURG_ONLY = {Role.TOWNSFOLK, Role.THIEF}
-
 
 
 def _no_options(n: int) -> dict[str, Any]:
@@ -181,10 +179,8 @@ def build(n: int, deck: Sequence[str] | None, theme: str | None, seed: int) -> l
     return list(checked_deck(n, tuple(deck)))
 
 
-@functools.lru_cache(maxsize=256)
 def checked_deck(n: int, deck: tuple[str, ...]) -> tuple[Role, ...]:
-    """A host's deck parsed and validated (kept: a series or a benchmark deals the same deck
-    many times; a refused deck raises every time)."""
+    """A host's deck parsed and validated."""
     cards = parse_roles(deck)
     validate(cards, n)
     return tuple(cards)

@@ -8,7 +8,7 @@ Darius): each registers an override here, from its own module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ..types import Event, Outcome, Phase, Team
 from .character import CHARACTERS, team_of
@@ -25,15 +25,9 @@ def override(fn: Override) -> Override:
     return fn
 
 
-def counted_living(state: TabulaState) -> Sequence[str]:
+def counted_living(state: TabulaState) -> list[str]:
     """Living characters as the end of the game counts them."""
-    memo = state.game_memo()
-    uncounted: frozenset[str] | None = memo.get("uncounted")
-    if uncounted is None:
-        uncounted = memo["uncounted"] = frozenset(
-            p for p in state.players if not CHARACTERS[state.roles[p]].counts_living)
-    living = state.living()
-    return [p for p in living if p not in uncounted] if uncounted else living
+    return [p for p in state.living() if CHARACTERS[state.roles[p]].counts_living]
 
 
 def check(state: TabulaState) -> Outcome | None:

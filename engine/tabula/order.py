@@ -25,17 +25,8 @@ def tie_order(state: TabulaState) -> tuple[str, ...]:
 
 
 def tie_rank(state: TabulaState) -> dict[str, int]:
-    """Each player's place in the tie order (kept for the game by reference: it depends on
-    nothing else, and the same few players hold the reference phase after phase)."""
-    memo = state.game_memo()
-    by_reference: dict[str | None, dict[str, int]] | None = memo.get("tie_rank")
-    if by_reference is None:
-        by_reference = memo["tie_rank"] = {}
-    ref = reference(state)
-    rank = by_reference.get(ref)
-    if rank is None:
-        rank = by_reference[ref] = dict(zip(tie_order(state), range(len(state.players)), strict=True))
-    return rank
+    """Each player's place in the tie order."""
+    return {p: i for i, p in enumerate(tie_order(state))}
 
 
 def first_in_order(state: TabulaState, candidates: list[str] | set[str] | tuple[str, ...]) -> str:

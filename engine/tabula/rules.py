@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from .. import phases
 from ..errors import IllegalAction, InvalidSetup
-from ..types import (
-    BALLOT,
-    NIGHT,
-    NOMINATIONS,
-    OVER,
-    VOTE,
-    Action,
-    Event,
-    GameConfig,
-    Outcome,
-    Phase,
-    Role,
-    RuleSet,
-    Verb,
-    new_event,
-)
+from ..types import Action, Event, GameConfig, Outcome, Phase, Role, RuleSet, Verb
+from ..viewing import TabulaPlayerView, TabulaPublicView
 from . import characters as _characters
-from . import day, deck, end, night, themes, views
+from . import day, deck, themes, views
 from .character import CHARACTERS, Power, extra_holders, pack, powers_of, slot_holders
 from .characters import werewolf
+from .phases import PHASES, finish
 from .state import TabulaState
 from .table import Table
 
@@ -36,31 +23,25 @@ _ = _characters, themes
 #: The order of the cards as ``Role`` declares them (deal hooks run in it).
 ROLE_ORDER = {r: i for i, r in enumerate(Role)}
 
-#: A player's choices this phase besides nominating, and the usable power for each verb with its targets.
+#: A player's choices: each verb with its targets (``(None,)`` for a verb that names nobody).
 Choices = tuple[tuple[Verb, tuple[str | None, ...]], ...]
-Options = tuple[Choices, dict[Verb, tuple[Power, tuple[str | None, ...]]]]
 
 
-@functools.lru_cache(maxsize=256)
 def check_names(players: tuple[str, ...]) -> None:
-    """Refuse names that cannot be typed as targets (kept for a seating already checked:
-    a benchmark or a series starts many games with the same players)."""
+    """Refuse names that cannot be typed as targets."""
     if len({p.casefold() for p in players}) != len(players):
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
-        if not p or not p.strip() or p != p.strip() or any(c.isspace() for c in p) or ":" in p or p.startswith("#"):
+        if p.split() != [p] or ":" in p or p.startswith("#"):  # one word, no space around it
             raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')",
                                name=p)
 
 
-@functools.cache
-def acting_phases(role: Role) -> tuple[Phase, ...]:
-    """The phases in which the card holds a power (none for most cards)."""
-    return tuple(phase for phase in Phase if any(phase in pw.phases for pw in CHARACTERS[role].powers))
-
-
 class TabulaRules:
     name = RuleSet.TABULA
+    phases = PHASES
+    """The night, the nominations and the ballot (``phases.py``); ``aura`` plays the same ones,
+    its differences being in its cards and tiles."""
 
     # -- creating ---------------------------------------------------------------------------------
     def deal(self, config: GameConfig, seed: int) -> dict[str, Role]:
@@ -81,24 +62,22 @@ class TabulaRules:
                 options.setdefault(key, value)
         state = TabulaState(
             rules=self.name, seed=seed, players=players, roles=roles, options=options,
-            phase=NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
+            phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
             welcome=None, choices={}, votes=(), ballots={}, suspects=(), marks={}, knowledge={},
         )
         return self.start(state)
 
     def public_deck(self, state: TabulaState) -> dict[str, Any]:
         """What everyone is told of the deck when the game starts."""
-        deck_counts = Counter(r._value_ for r in state.roles.values())
+        deck_counts = Counter(r.value for r in state.roles.values())
         return {"deck": dict(sorted(deck_counts.items()))}
 
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
         table = Table(state, "deal")
         table.announce("game.started", rules=state.rules.value, players=list(state.players),
                        **self.public_deck(state))
-        for p in state.players:  # table.tell for each, inlined: a game starts with one per player
-            role = state.roles[p]._value_  # .value is a property: a game starts with one per player
-            table.knowledge[p] = [{"key": "role.dealt", "role": role}]
-            table.events.append(new_event(("role.dealt", {"role": role}, (p,), None)))
+        for p in state.players:
+            table.tell(p, "role.dealt", role=state.roles[p].value)
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
             hook = CHARACTERS[role].on_deal
             if hook is not None:
@@ -107,121 +86,52 @@ class TabulaRules:
         return table.freeze(), table.events
 
     # -- asking -----------------------------------------------------------------------------------
-    def _options(self, state: TabulaState, player: str) -> Options:
-        """What the player may do this phase besides nominating (see ``_option_table``)."""
-        memo = state.phase_memo()
-        table: dict[str, Options] | None = memo.get("options")
-        if table is None:
-            table = memo["options"] = self._option_table(state)
-        return table[player]
-
-    def _option_table(self, state: TabulaState) -> dict[str, Options]:
-        """Every player's phase-stable choices, derived once per phase: each choice in order,
-        and for ``apply`` the usable power by verb with its targets. Most players hold no
-        power; they share one entry (a ballot vote, or nothing)."""
-        extra = extra_holders(state)
-        powered = self._powered(state)[state.phase]
-        nothing: Options = ((), {})
-        table: dict[str, Options] = dict.fromkeys(state.players, nothing)
-        voters: frozenset[str] = frozenset()
-        if state.phase is BALLOT:
-            voters = frozenset(day.ballot_voters(state))
-            plain_vote: Options = (((VOTE, state.suspects),), {})
-            table.update(dict.fromkeys(voters, plain_vote))
-        for player in powered.union(extra) if extra else powered:
-            out: list[tuple[Verb, tuple[str | None, ...]]] = [(VOTE, state.suspects)] if player in voters else []
-            by_verb: dict[Verb, tuple[Power, tuple[str | None, ...]]] = {}
-            for power in powers_of(state, player):
-                if power.usable(state, player):
-                    targets: tuple[str | None, ...] = (
-                        (None,) if power.no_target else tuple(power.targets(state, player)))
-                    if targets:
-                        out.append((power.verb, targets))
-                    by_verb.setdefault(power.verb, (power, targets))
-            table[player] = (tuple(out), by_verb)
-        return table
-
-    def _powered(self, state: TabulaState) -> dict[Phase, frozenset[str]]:
-        """By phase, the players whose card holds a power for it (once a game: most players
-        hold none, and no card acts in the nominations)."""
-        memo = state.game_memo()
-        powered: dict[Phase, frozenset[str]] | None = memo.get("powered")
-        if powered is None:
-            found: dict[Phase, list[str]] = {phase: [] for phase in Phase}
-            roles = state.roles
-            for p in state.players:
-                for phase in acting_phases(roles[p]):
-                    found[phase].append(p)
-            powered = memo["powered"] = {phase: frozenset(ps) for phase, ps in found.items()}
-        return powered
+    def _offers(self, state: TabulaState, player: str, powers: tuple[Power, ...]) -> Choices:
+        """What the player's ``powers`` let him do now, each verb with its targets."""
+        out: list[tuple[Verb, tuple[str | None, ...]]] = []
+        for power in powers:
+            if power.usable(state, player):
+                targets: tuple[str | None, ...] = (None,) if power.no_target else tuple(power.targets(state, player))
+                if targets:
+                    out.append((power.verb, targets))
+        return tuple(out)
 
     def legal_choices(self, state: TabulaState, player: str) -> list[tuple[Verb, tuple[str | None, ...]]]:
         """What the player may do now: each verb with its legal targets (``(None,)`` for none)."""
-        phase = state.phase
-        if phase is OVER or player not in state.roles:
+        if state.phase is Phase.OVER or player not in state.roles:
             return []
-        memo = state._phase or state.phase_memo()
-        table: dict[str, Options] | None = memo.get("options")
-        if table is None:
-            table = memo["options"] = self._option_table(state)
-        fixed = table[player][0]
-        if phase is NOMINATIONS and not self._has_voted(state, player):
-            living = memo.get("living") or state.living()
-            return [(VOTE, living), *fixed] if fixed else [(VOTE, living)]
-        return list(fixed)
+        return list(dict(self.choices(state, (player,))).get(player, ()))
 
     def legal_actions(self, state: TabulaState, player: str) -> list[Action]:
         return [Action(player, verb, t) for verb, targets in self.legal_choices(state, player) for t in targets]
 
-    def actors(self, state: TabulaState) -> tuple[str, ...]:
-        if state.phase is OVER:
-            return ()
-        memo = state.phase_memo()
-        fixed: tuple[str, ...] | None = memo.get("actors")
-        if fixed is None:
-            self._options(state, state.players[0])
-            table: dict[str, Options] = memo["options"]
-            fixed = memo["actors"] = tuple(p for p in state.players if table[p][0])
-        if state.phase is not NOMINATIONS:
-            return fixed
-        running = state.running()
-        mask, bits = running["mask"], running["bits"]
-        return tuple(p for p in state.players if not mask & bits[p] or p in fixed)
-
-    @staticmethod
-    def _has_voted(state: TabulaState, player: str) -> bool:
-        running = state._cache
-        if running is None or "mask" not in running:
-            running = state.running()
-        return bool(running["mask"] & running["bits"][player])
-
-    def choices(self, state: TabulaState) -> tuple[tuple[str, Choices], ...]:
-        """Every actor with his legal choices (``engine.choices``): derived once a phase; in the
-        nominations, less the votes of those who have cast theirs."""
+    def choices(self, state: TabulaState, players: tuple[str, ...] | None = None) -> tuple[tuple[str, Choices], ...]:
+        """Every actor with his legal choices (``engine.choices``), in seating order: his day
+        vote first (a nomination until he has cast it, a ballot vote if he may cast one), then
+        what his powers offer (``players``: ask only these)."""
         phase = state.phase
-        if phase is OVER:
+        if phase is Phase.OVER:
             return ()
-        memo = state.phase_memo()
-        found: tuple[tuple[str, Choices], ...] | None = memo.get("choices")
-        if found is None:
-            self._options(state, state.players[0])
-            table: dict[str, Options] = memo["options"]
-            if phase is NOMINATIONS:
-                vote = (VOTE, state.living())
-                alone = (vote,)  # most players' only choice: one tuple for them all
-                found = tuple([(p, (vote, *fixed) if (fixed := table[p][0]) else alone) for p in state.players])
-            else:
-                found = tuple([(p, fixed) for p in state.players if (fixed := table[p][0])])
-            found = memo["choices"] = found
-        if phase is not NOMINATIONS:
-            return found
-        running = state.running()
-        mask, bits = running["mask"], running["bits"]
-        if not mask:
-            return found
-        table = memo["options"]
-        return tuple(pc if not mask & bits[pc[0]] else (pc[0], table[pc[0]][0])
-                     for pc in found if not mask & bits[pc[0]] or table[pc[0]][0])
+        asked = state.players if players is None else players
+        vote: tuple[Verb, tuple[str | None, ...]] | None = None
+        voters: set[str] = set()
+        if phase is Phase.NOMINATIONS:
+            vote, voters = (Verb.VOTE, state.living()), set(asked) - day.voted(state)
+        elif phase is Phase.BALLOT:
+            vote, voters = (Verb.VOTE, state.suspects), set(day.ballot_voters(state))
+        extra, roles = extra_holders(state), state.roles
+        out = []
+        for p in asked:
+            powers = CHARACTERS[roles[p]].powers + extra.get(p, ())  # powers_of, for each player
+            found = self._offers(state, p, powers) if powers else ()  # most players hold none
+            if vote is not None and p in voters:
+                found = (vote, *found)
+            if found:
+                out.append((p, found))
+        return tuple(out)
+
+    def actors(self, state: TabulaState) -> tuple[str, ...]:
+        return tuple(p for p, _ in self.choices(state))
 
     def outcome(self, state: TabulaState) -> Outcome | None:
         return state.outcome
@@ -230,23 +140,23 @@ class TabulaRules:
     def apply(self, state: TabulaState, action: Action) -> tuple[TabulaState, list[Event]]:
         actor, verb, _ = action
         phase = state.phase
-        if verb is VOTE and (phase is NOMINATIONS or phase is BALLOT) and actor in state.roles:
-            return day.vote(state, action)  # nine moves in ten: first
-        if phase is OVER:
+        rule = self.phases.get(phase)
+        move = rule.moves.get(verb) if rule is not None else None
+        if move is not None and actor in state.roles:
+            return move.play(state, actor, action.target)  # the phase's own moves (the day's votes)
+        if phase is Phase.OVER:
             raise IllegalAction("game.over", "the game is over")
         if actor not in state.roles:
             raise IllegalAction("actor.unknown", f"{actor} is not playing in this game", actor=actor)
-        found = self._options(state, actor)[1].get(action.verb)
-        if found is None:  # no usable power of that verb: _power_for says why not
-            power = self._power_for(state, action)
-            found = power, tuple(power.targets(state, actor))
-        power, allowed = found
+        power = next((pw for pw in powers_of(state, actor) if pw.verb is verb and pw.usable(state, actor)), None)
+        if power is None:  # no usable power of that verb
+            raise self._why_not(state, action)
         target = action.target
         if power.no_target:
             target = None
         elif target is None:
             raise IllegalAction("target.missing", f"say whom: {action.verb.value} NAME", verb=action.verb.value)
-        elif target not in allowed:
+        elif target not in power.targets(state, actor):
             if power.target_hint is not None:
                 raise IllegalAction("target.not_allowed", power.target_hint, target=target)
             raise self._bad_target(state, actor, target)
@@ -256,27 +166,15 @@ class TabulaRules:
         choices = dict(state.choices)
         changed = slot in choices
         choices[slot] = (action.verb, target)
-        new = state.in_phase("choices", choices)
+        new = state.evolve(choices=choices)
         channel, to = self._audience(new, actor, power, slot)
         data = {"actor": actor, "verb": action.verb.value, "target": target, "changed": changed}
-        events = [new_event(("night.choice" if state.phase is NIGHT else "day.choice", data, to, channel))]
+        events = [Event("night.choice" if state.phase is Phase.NIGHT else "day.choice", data, to, channel)]
         if slot.startswith("pack:"):  # the pack told at once when its choices differ
             events += werewolf.split(state, new, actor)
         return new, events
 
-    def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
-        """Who sees a choice (the same all phase long)."""
-        memo = state.phase_memo()
-        seen: dict[str, tuple[str | None, tuple[str, ...]]] | None = memo.get("audience")
-        if seen is None:
-            seen = memo["audience"] = {}
-        key = actor + " " + slot
-        found = seen.get(key)
-        if found is None:
-            found = seen[key] = self._audience_of(state, actor, power, slot)
-        return found
-
-    def _audience_of(self, state: TabulaState, actor: str, power: Power,
+    def _audience(self, state: TabulaState, actor: str, power: Power,
                      slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
@@ -286,24 +184,22 @@ class TabulaRules:
         sharers = slot_holders(state, slot)
         return (slot, sharers) if len(sharers) > 1 else (None, (actor,))
 
-    def _power_for(self, state: TabulaState, action: Action) -> Power:
+    def _why_not(self, state: TabulaState, action: Action) -> IllegalAction:
+        """Why the player holds no usable power of the action's verb."""
         mine = [p for p in powers_of(state, action.actor) if p.verb is action.verb]
-        for p in mine:
-            if p.usable(state, action.actor):
-                return p
-        if action.verb is VOTE:
-            raise IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
+        if action.verb is Verb.VOTE:
+            return IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
         if not mine:
-            raise IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
-                                verb=action.verb.value)
+            return IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
+                                 verb=action.verb.value)
         p = mine[0]
         if action.actor not in state.alive and not p.as_ghost:
-            raise IllegalAction("actor.dead", "Ghosts cannot act")
+            return IllegalAction("actor.dead", "Ghosts cannot act")
         if state.phase not in p.phases:
-            when = "at night" if NIGHT in p.phases else "by day"
-            raise IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
-                                verb=action.verb.value)
-        raise IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
+            when = "at night" if Phase.NIGHT in p.phases else "by day"
+            return IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
+                                 verb=action.verb.value)
+        return IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
 
     def _bad_target(self, state: TabulaState, actor: str, target: str) -> IllegalAction:
         if target not in state.roles:
@@ -316,44 +212,13 @@ class TabulaRules:
 
     # -- closing ----------------------------------------------------------------------------------
     def close_phase(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
-        if state.phase is NIGHT:
-            table = night.resolve(state)
-            return self._after_deaths(table, NOMINATIONS)
-        if state.phase is NOMINATIONS:
-            return day.close_nominations(state)
-        if state.phase is BALLOT:
-            table, _ = day.close_ballot(state)
-            return self._after_deaths(table, NIGHT)
-        return state, []
-
-    def _after_deaths(self, table: Table, nxt: Phase) -> tuple[TabulaState, list[Event]]:
-        s = table.start
-        # The next phase's state at once (the end check reads only who lives and the cards).
-        if nxt is NOMINATIONS:
-            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, day=s.day + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
-        else:
-            state = table.freeze(phase=nxt, phase_no=s.phase_no + 1, night=s.night + 1, choices={}, votes=(),
-                                 ballots={}, suspects=())
-        events = table.events
-        outcome = end.check(state)
-        if outcome is not None:
-            # No next phase: the game ends with this phase's day, votes and suspects as they were.
-            ended = state.evolve(phase=s.phase, day=s.day, night=s.night, choices=s.choices, votes=s.votes,
-                                 ballots=s.ballots, suspects=s.suspects)
-            done, more = end.finish(ended, outcome)
-            return done, events + more
-        if nxt is NOMINATIONS:
-            events.append(new_event(("phase.nominations", {"day": s.day + 1}, None, None)))
-        else:
-            events.append(new_event(("phase.night", {"night": s.night + 1}, None, None)))
-        return state, events
+        return phases.close_phase(self.phases, state, finish)
 
     # -- telling ----------------------------------------------------------------------------------
-    def view(self, state: TabulaState, player: str) -> dict[str, Any]:
+    def view(self, state: TabulaState, player: str) -> TabulaPlayerView:
         return views.player_view(self, state, player)
 
-    def public_view(self, state: TabulaState) -> dict[str, Any]:
+    def public_view(self, state: TabulaState) -> TabulaPublicView:
         return views.public_view(state)
 
     def moderator_view(self, state: TabulaState) -> dict[str, Any]:

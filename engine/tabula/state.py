@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any
 
 from ..types import Outcome, Phase, Role, RuleSet, Verb
 
 _new = object.__new__
 _set = object.__setattr__  # the dataclass is frozen: a new state's fields are set once, here
-
-#: The fields that change within a phase (votes, choices, what a player is told); everything
-#: else changes only when a phase closes, or through a standing order that also sets ``marks``.
-IN_PHASE = frozenset({"choices", "votes", "ballots", "knowledge"})
 
 #: A night or day choice: (verb, target or None), keyed by the power's slot.
 Choice = tuple[Verb, str | None]
@@ -59,91 +55,22 @@ class TabulaState:
     """What each player has been told privately, in order."""
     outcome: Outcome | None = None
 
-    # Derived values, in slots every state has (see ``__post_init__``); read as attributes,
-    # written through ``__dict__`` (the state is frozen; they are not fields).
-    _game: ClassVar[dict[str, Any] | None]
-    _phase: ClassVar[dict[str, Any] | None]
-    _cache: ClassVar[dict[str, Any] | None]
-
-    def __post_init__(self) -> None:
-        # Every state's attributes in one layout, the fields in order and then the derived
-        # values' slots (``_game``, ``_phase``, ``_cache``), which are set or emptied but never
-        # removed: copies keep the layout, and Python's attribute caches, keyed by where an
-        # attribute sits, hold for every state (a state whose layout differs misses them).
-        d = dict(self.__dict__)
-        d["_game"] = d["_phase"] = d["_cache"] = None
-        _set(self, "__dict__", d)
-
     # -- helpers -------------------------------------------------------------------------------
     def evolve(self, **changes: Any) -> TabulaState:
-        """A copy with some fields changed (faster than dataclasses.replace).
-
-        Derived values go with it only as far as they still hold: ``_cache`` (derived from
-        anything) never, ``_phase`` (derived from everything but the in-phase fields) when
-        only in-phase fields change, as they do for every vote and choice of a phase."""
-        d = self.__dict__.copy()
-        d.update(changes)
-        d["_cache"] = None
-        if not changes.keys() <= IN_PHASE:
-            d["_phase"] = None
-            if "players" in changes or "roles" in changes:
-                d["_game"] = None
+        """A copy with some fields changed (``dataclasses.replace`` without its ``__init__``: a
+        game makes one for every move)."""
         new = _new(TabulaState)
-        _set(new, "__dict__", d)
+        _set(new, "__dict__", {**self.__dict__, **changes})
         return new
-
-    def in_phase(self, name: str, value: Any, cache: dict[str, Any] | None = None) -> TabulaState:
-        """``evolve`` of one ``IN_PHASE`` field (a vote, a choice), the phase's derived values
-        kept, with values derived incrementally for the new state (``cache``)."""
-        d = self.__dict__.copy()
-        d[name] = value
-        d["_cache"] = cache
-        new = _new(TabulaState)
-        _set(new, "__dict__", d)
-        return new
-
-    def cached(self, name: str, compute: Any) -> Any:
-        """A value derived from this state, computed once (states never change)."""
-        cache: dict[str, Any] | None = self._cache
-        if cache is None:
-            cache = self.__dict__["_cache"] = {}
-        if name not in cache:
-            cache[name] = compute(self)
-        return cache[name]
-
-    def phase_memo(self) -> dict[str, Any]:
-        """Values derived from the fields that stay put within a phase (not ``IN_PHASE``),
-        shared by the states of one phase. Whoever fills it derives only from those fields."""
-        memo: dict[str, Any] | None = self._phase
-        if memo is None:
-            memo = self.__dict__["_phase"] = {}
-        return memo
-
-    def game_memo(self) -> dict[str, Any]:
-        """Values derived from the seating and the cards alone, which never change in a game."""
-        memo: dict[str, Any] | None = self._game
-        if memo is None:
-            memo = self.__dict__["_game"] = {}
-        return memo
 
     def seat(self) -> dict[str, int]:
         """Each player's place at the table (to put a few players back in seating order)."""
-        memo = self.game_memo()
-        seat: dict[str, int] | None = memo.get("seat")
-        if seat is None:
-            seat = memo["seat"] = {p: i for i, p in enumerate(self.players)}
-        return seat
+        return {p: i for i, p in enumerate(self.players)}
 
     def dealt(self, role: Role) -> tuple[str, ...]:
         """The players dealt this card, dead or alive, in seating order."""
-        memo = self.game_memo()
-        by_role: dict[Role, tuple[str, ...]] | None = memo.get("dealt")
-        if by_role is None:
-            found: dict[Role, list[str]] = {}
-            for p in self.players:
-                found.setdefault(self.roles[p], []).append(p)
-            by_role = memo["dealt"] = {r: tuple(ps) for r, ps in found.items()}
-        return by_role.get(role, ())
+        roles = self.roles
+        return tuple([p for p in self.players if roles[p] is role])
 
     def mark(self, key: str, default: Any = None) -> Any:
         return self.marks.get(key, default)
@@ -161,42 +88,9 @@ class TabulaState:
         return player in self.alive
 
     def living(self) -> tuple[str, ...]:
-        """Living players in seating order (kept for the phase: it is asked for all the time)."""
-        memo = self._phase
-        if memo is None:
-            memo = self.phase_memo()
-        living: tuple[str, ...] | None = memo.get("living")
-        if living is None:
-            alive = self.alive
-            living = memo["living"] = tuple([p for p in self.players if p in alive])
-        return living
-
-    def voted(self) -> frozenset[str]:
-        """Who has cast a nomination today."""
-        voted: frozenset[str] = self.cached("voted", lambda s: frozenset(v for v, _ in s.votes))
-        return voted
-
-    def running(self) -> dict[str, Any]:
-        """Today's nominations as a vote needs them, passed on from vote to vote: ``tally``
-        (votes by target), ``mask`` (who has voted, one bit a seat) and ``bits`` (each
-        player's bit, for the game)."""
-        cache: dict[str, Any] | None = self._cache
-        if cache is not None and "mask" in cache:
-            return cache
-        bits: dict[str, int] | None = self.game_memo().get("bits")
-        if bits is None:
-            bits = self.game_memo()["bits"] = {p: 1 << i for i, p in enumerate(self.players)}
-        mask = 0
-        tally: dict[str, int] = {}
-        for v, t in self.votes:
-            mask |= bits[v]
-            tally[t] = tally.get(t, 0) + 1
-        found = {"mask": mask, "tally": tally, "bits": bits}
-        if cache is None:
-            self.__dict__["_cache"] = found
-        else:
-            cache.update(found)
-        return found
+        """Living players in seating order."""
+        alive = self.alive
+        return tuple([p for p in self.players if p in alive])
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -253,8 +147,15 @@ class TabulaState:
         )
 
 
+SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Values ``jsonable`` and ``frozen`` leave as they are, asked first: ``isinstance`` against
+``Mapping`` goes through the ABC machinery, and most values are names or numbers."""
+
+
 def jsonable(value: Any) -> Any:
     """Tuples become lists, mappings dicts, sets sorted lists: what json.dumps accepts."""
+    if type(value) in SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -266,6 +167,8 @@ def jsonable(value: Any) -> Any:
 
 def frozen(value: Any) -> Any:
     """The inverse of ``jsonable`` as far as equality goes: lists come back as tuples."""
+    if type(value) in SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {k: frozen(v) for k, v in value.items()}
     if isinstance(value, list):

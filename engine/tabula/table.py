@@ -12,14 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..rng import rng as derive_rng
-from ..types import Event, Role, new_event
+from ..types import Event, Role
 from . import character as ch
-from .state import Fact, TabulaState, frozen
-
-#: Values a fact keeps as they are (``frozen`` would return them unchanged).
-PLAIN = frozenset({str, int, bool, float, type(None)})
-#: Values of ``marks`` kept as they are: plain ones, and tuples (of names, built by the steps).
-FLAT = PLAIN | {tuple}
+from .state import SCALARS, Fact, TabulaState, frozen
 
 Shield = Callable[["Table", str, str], bool]
 SHIELDS: list[Shield] = []
@@ -50,8 +45,10 @@ class Table:
         """Cannot be killed in this close by any cause (Baron Samedi's Zombie)."""
         self.scratch: dict[str, Any] = {}
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
+        self.sets: dict[str, Any] = {}
+        """Fields the close decides for the state it leaves (the suspects the nominations named)."""
+        """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
-        self._by_prefix: dict[str, list[tuple[str, str | None]]] | None = None
         self._purpose = purpose
 
     # -- chance -----------------------------------------------------------------------------------
@@ -73,18 +70,9 @@ class Table:
 
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
-        index = self._by_prefix
-        if index is None:
-            index = self._by_prefix = {}
-            for slot, c in self.start.choices.items():
-                cut = slot.find(":") + 1
-                if cut:
-                    index.setdefault(slot[:cut], []).append((slot[cut:], c[1]))
-            seat = self.start.seat()
-            for found in index.values():
-                if len(found) > 1:
-                    found.sort(key=lambda pc: seat[pc[0]])
-        return list(index.get(prefix, ()))
+        players = self.start.players
+        found = [(slot[len(prefix):], c[1]) for slot, c in self.start.choices.items() if slot.startswith(prefix)]
+        return sorted(found, key=lambda pc: players.index(pc[0]))
 
     def living(self) -> list[str]:
         return [p for p in self.start.players if p in self.alive]
@@ -101,21 +89,14 @@ class Table:
         if not to:
             return
         fact: Fact = {"key": key, **data}
-        for v in data.values():
-            if type(v) not in PLAIN:
-                fact = frozen(fact)
-                break
-        knowledge = self.knowledge
+        if any(type(v) not in SCALARS for v in data.values()):
+            fact = frozen(fact)  # stored as from_dict reads it back: lists as tuples
         for p in to:
-            told = knowledge.get(p)
-            if told is None:
-                knowledge[p] = [fact]
-            else:
-                told.append(fact)
-        self.events.append(new_event((key, data, to, channel)))
+            self.knowledge.setdefault(p, []).append(fact)
+        self.events.append(Event(key, data, to, channel))
 
     def announce(self, key: str, **data: Any) -> None:
-        self.events.append(new_event((key, data, None, None)))
+        self.events.append(Event(key, data))
 
     # -- dying ------------------------------------------------------------------------------------
     def kill(self, player: str, cause: str) -> bool:
@@ -151,13 +132,10 @@ class Table:
 
     # -- back to a value --------------------------------------------------------------------------
     def _frozen_marks(self) -> dict[str, Any]:
-        """``frozen(self.marks)``, reusing what the close left as it was (steps replace a mark,
-        never change one in place) and the flat values (names, tuples of names)."""
+        """The marks as ``from_dict`` reads them back. A mark the close did not replace is the
+        frozen value it started with (steps replace a mark, never change one in place)."""
         before = self.start.marks
-        out: dict[str, Any] = {}
-        for k, v in self.marks.items():
-            out[k] = v if v is before.get(k) or type(v) in FLAT else frozen(v)
-        return out
+        return {k: v if v is before.get(k) else frozen(v) for k, v in self.marks.items()}
 
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
@@ -172,5 +150,5 @@ class Table:
             welcome=self.welcome,
             marks=self._frozen_marks(),
             knowledge=knowledge,
-            **changes,
+            **{**self.sets, **changes},
         )

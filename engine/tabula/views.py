@@ -8,10 +8,10 @@ differ only in other players' secrets give him the same view.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..types import Phase
-from ..viewing import day_votes, ending, header
+from ..viewing import TabulaPlayerView, TabulaPublicView, day_votes, ending, header
 from . import day
 from .characters.deadalive import WALKING
 from .state import TabulaState, jsonable
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 TOKENS = ("skull", "portrait", "claw")
 
 
-def public_view(state: TabulaState) -> dict[str, Any]:
+def public_view(state: TabulaState) -> TabulaPublicView:
     living = state.living()
     walking = [p for p in state.marks.get(WALKING, ()) if p not in living]  # a revealed Deadalive talks on
     out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
@@ -38,17 +38,17 @@ def public_view(state: TabulaState) -> dict[str, Any]:
     ending(out, state.outcome if over else None)
     if over:
         out["roles"] = {p: state.roles[p].value for p in state.players}
-    return out
+    return cast(TabulaPublicView, out)
 
 
-def player_view(rules: TabulaRules, state: TabulaState, player: str) -> dict[str, Any]:
+def player_view(rules: TabulaRules, state: TabulaState, player: str) -> TabulaPlayerView:
     if player not in state.roles:
         raise KeyError(player)
     mine = {slot.split(":")[0]: [verb.value, target] for slot, (verb, target) in state.choices.items()
             if slot.endswith(":" + player)}
     shared = {slot.split(":")[0] + (":" + slot.split(":")[1] if ":" in slot else ""): [v.value, t]
               for slot, (v, t) in state.choices.items() if slot in _shared_slots(state, player)}
-    out = {
+    out: dict[str, Any] = {
         "you": player,
         "role": state.roles[player].value,
         "alive": player in state.alive,
@@ -64,7 +64,7 @@ def player_view(rules: TabulaRules, state: TabulaState, player: str) -> dict[str
     if became and (state.phase is Phase.OVER or any(str(f.get("key", "")).startswith("mythomaniac.joined")
                                                      for f in state.knowledge.get(player, ()))):
         out["became"] = became
-    return out
+    return cast(TabulaPlayerView, out)
 
 
 def _shared_slots(state: TabulaState, player: str) -> set[str]:
@@ -77,7 +77,7 @@ def _shared_slots(state: TabulaState, player: str) -> set[str]:
 
 
 def moderator_view(state: TabulaState) -> dict[str, Any]:
-    out = public_view(state)
+    out: dict[str, Any] = dict(public_view(state))
     out["roles"] = {p: state.roles[p].value for p in state.players}
     out["choices"] = {k: [v.value, t] for k, (v, t) in state.choices.items()}
     out["ballots"] = dict(state.ballots)

@@ -5,10 +5,11 @@ each player's view holds) and the events' audiences."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import engine
 from engine.types import Event
+from engine.viewing import TabulaPlayerView, TabulaPublicView
 from tests.scenario import Game
 
 SIXTEEN = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "leo", "max", "ned", "oli",
@@ -41,7 +42,7 @@ def assert_only_the_living_pack_hears(g: Game, living_pack: list[str], dead: lis
         assert p not in engine.public_view(g.state)["alive"]
         assert facts(g, p, "mythomaniac.joined_pack") == []
         assert "mythomaniac.joined_pack" not in g.told(p)
-    mine = engine.view(g.state, "dan")
+    mine = cast(TabulaPlayerView, engine.view(g.state, "dan"))
     assert mine["became"] == "werewolf"
     named = {m for f in mine["knowledge"] for m in f.get("members", ())}
     assert named == set(living_pack) and not named & set(dead)
@@ -70,7 +71,7 @@ def test_copying_the_werewolf_lara_slaughters_that_same_night() -> None:
 
 def test_a_werewolf_revived_by_baron_samedi_is_back_in_the_pack_and_told_it() -> None:
     g = Game(table(kim="baron_samedi"), seed=3)("cat: kill ann", "end").lynch("gus")
-    assert engine.public_view(g.state)["welcome"] == "ann"
+    assert cast(TabulaPublicView, engine.public_view(g.state))["welcome"] == "ann"
     g("kim: revive", "dan: mimic bob", "bob: kill hal", "end")
     assert "ann" in g.summary["alive"]
     (event,) = news(g)
@@ -111,5 +112,5 @@ def test_a_mythomaniac_the_deadly_owl_man_takes_after_he_copied_the_seer_learns_
     g("dan: mimic eve", "kim: owl dan", "ann: kill hal", "end")
     assert "dan" not in g.summary["alive"]
     assert news(g, "mythomaniac.joined_seer") == []
-    mine = engine.view(g.state, "dan")
+    mine = cast(TabulaPlayerView, engine.view(g.state, "dan"))
     assert "became" not in mine and [f["key"] for f in mine["knowledge"]] == ["role.dealt"]

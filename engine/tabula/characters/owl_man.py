@@ -13,6 +13,8 @@ from ..state import TabulaState
 from ..table import Table
 
 HOOT = Power(Verb.OWL, "owl:{actor}")
+MARK = "owl"
+"""Holds his choice from his night to the close of the nominations (``day.choose_suspects``)."""
 
 OWL_MAN = register(Character(Role.OWL_MAN, Team.HUMANS, powers=(HOOT,), min_players=12))
 
@@ -36,15 +38,15 @@ def owl_pick(table: Table) -> str | None:
 
 @night_step(33, "owl_man", Role.OWL_MAN)
 def hoot(table: Table) -> None:
-    table.marks.pop("owl", None)
+    table.marks.pop(MARK, None)
     target = owl_pick(table)
     if target is not None:
-        table.marks["owl"] = target
+        table.marks[MARK] = target
 
 
 @night_step(95, "owl_man.deadly", Role.OWL_MAN)
 def deadly_hoot(table: Table) -> None:
-    target = table.marks.get("owl")
+    target = table.marks.get(MARK)
     if target is None or not deadly(table.start):
         return
     s = table.sync()  # a Mythomaniac who joined the pack this night is a Werewolf "at once"

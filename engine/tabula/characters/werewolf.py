@@ -28,14 +28,8 @@ def pack_targets(state: TabulaState, actor: str) -> Iterable[str]:
     members = wolves(state)
     if state.rules is RuleSet.AURA:
         auras = state.marks.get(AURA, {})
-        return (p for p in state.living() if p not in members or p in auras)
-    if actor in members:  # the same prey for the whole pack, derived once a phase
-        memo = state.phase_memo()
-        prey: tuple[str, ...] | None = memo.get("prey")
-        if prey is None:
-            prey = memo["prey"] = tuple(p for p in state.living() if p not in members)
-        return prey
-    return (p for p in state.living() if p != actor and p not in members)
+        return [p for p in state.living() if p not in members or p in auras]
+    return [p for p in state.living() if p != actor and p not in members]
 
 
 HUNT = Power(Verb.KILL, "pack:{actor}", targets=pack_targets)
@@ -63,10 +57,9 @@ WEREWOLF = register(
 
 def _named(state: TabulaState) -> dict[str, str]:
     """Each living Werewolf's victim so far, in seating order."""
-    found = {slot[5:]: c[1] for slot, c in state.choices.items()
-             if slot.startswith("pack:") and c[1] is not None and slot[5:] in state.alive}
-    seat = state.seat()
-    return dict(sorted(found.items(), key=lambda kv: seat[kv[0]]))
+    found = [(slot[5:], c[1]) for slot, c in state.choices.items()
+             if slot.startswith("pack:") and c[1] is not None and slot[5:] in state.alive]
+    return dict(sorted(found, key=lambda pc: state.players.index(pc[0])))
 
 
 def split(before: TabulaState, after: TabulaState, actor: str) -> list[Event]:

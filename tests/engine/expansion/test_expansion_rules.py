@@ -4,6 +4,7 @@ player count of their ranges, the Aura variant's decks, the end with its lone wi
 from __future__ import annotations
 
 from collections import Counter
+from typing import cast
 
 import pytest
 
@@ -13,6 +14,7 @@ from engine.tabula import deck, end
 from engine.tabula.aura_rules import FOUR_OF, SETS
 from engine.tabula.character import CHARACTERS
 from engine.tabula.state import TabulaState
+from engine.viewing import TabulaPublicView
 from tests.scenario import Game
 
 R = Role
@@ -170,7 +172,7 @@ def test_aura_fixed_sets(n: int) -> None:
         nature = "wicked" if CHARACTERS[state.roles[p]].wicked else "innocent"
         assert state.marks["aura"][p] == nature
         assert {"key": "aura.dealt", "aura": nature} in [dict(f) for f in state.knowledge[p]]
-    pv = engine.public_view(state)
+    pv = cast(TabulaPublicView, engine.public_view(state))
     assert pv["auras"] == list(state.players) and pv["aura_pile"] == 0
     assert "aura" not in str(engine.public_view(state).get("tokens"))
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from engine import Event, IllegalAction, Phase, Team, outcome, public_view, summary
 from engine.lupusburg import scoring
 from engine.lupusburg.state import LupusburgState
+from engine.viewing import LupusburgPublicView
 
 from .lupusburg_helpers import find, four, game, lynch, play
 
@@ -110,7 +113,7 @@ def test_summary_and_public_view_reveal_everything_at_the_end() -> None:
     assert got["status"] == "over" and got["winners"] == [outcome(s).winners[0]]  # type: ignore[union-attr]
     assert got["scores"]["cat"] == 4 + 1 + s.bets["cat"][1]
     assert got["roles"]["bob"] == ["thief", "townsfolk"]
-    pv = public_view(s)
+    pv = cast(LupusburgPublicView, public_view(s))
     assert pv["bets"]["cat"] == {"target": "ann", "coin": s.bets["cat"][1]}
     assert pv["chests"] == {"ann": "right", "bob": "right", "cat": "left", "dan": "right"}
     assert pv["score_table"]["cat"]["total"] == got["scores"]["cat"]

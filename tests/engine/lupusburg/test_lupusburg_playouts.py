@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import cast
 
 import pytest
 
@@ -16,6 +17,7 @@ from engine.lupusburg.state import LupusburgState
 from engine.lupusburg.voting import ballot_votes, tokens_left
 from engine.notation import parse_move
 from engine.types import Phase, Role
+from engine.viewing import LupusburgPlayerView
 
 from .lupusburg_helpers import check_secrecy, random_game
 
@@ -148,7 +150,7 @@ def test_view_shows_own_characters_only() -> None:
         if s.phase is Phase.OVER:
             break
         for p in s.players:
-            v = view(s, p)
+            v = cast(LupusburgPlayerView, view(s, p))
             assert {side: h["card"] for side, h in v["houses"].items()} == {
                 "left": s.cards[f"{p}:left"].value, "right": s.cards[f"{p}:right"].value}
             text = repr(v["public"])

@@ -1,10 +1,10 @@
-"""Values the engine derives once and carries along (each phase's legal choices and audiences,
-the running tally of nominations) agree with values derived afresh from the same state.
+"""``engine.choices`` (the whole table at once) says what each player, asked alone, is told, at
+every step of seeded random games in every rule set; and two moves applied to one state make two
+games that know only their own move.
 
-A JSON round trip carries no derived value, so the state it gives back derives everything
-again: at every step of seeded random games, with the base deck and with the expansion's
-characters (tokens passed, a Mythomaniac's copied powers, ghosts who act), both must allow the
-same moves, refuse the same moves the same way, and lead to equal states and events.
+The engine carries no derived value from state to state (no memo, no running tally), so there
+is no carried value left to hold against a fresh one: a state and its JSON round trip are the
+same value.
 """
 
 from __future__ import annotations
@@ -32,44 +32,12 @@ def fresh(state: engine.GameState) -> engine.GameState:
     return engine.from_json(engine.to_json(state))
 
 
-def outcome_of(state: engine.GameState, action: Action) -> tuple[object, ...]:
-    try:
-        after, events = engine.apply(state, action)
-    except IllegalAction as e:
-        return ("refused", e.key)
-    return ("applied", after, [ev.to_json() for ev in events])
-
-
 def same_options(state: engine.GameState) -> None:
-    again = fresh(state)
-    assert engine.actors(state) == engine.actors(again)
-    for p in state.players:
-        assert engine.legal_choices(state, p) == engine.legal_choices(again, p)
-    # The whole table at once says what each actor, asked alone, is told.
+    """The whole table at once says what each actor, asked alone, is told, and never an empty choice."""
     asked = tuple((p, tuple(engine.legal_choices(state, p))) for p in engine.actors(state))
-    assert engine.choices(state) == engine.choices(again) == asked
+    assert engine.choices(state) == asked
     assert all(options for _, options in asked)
-
-
-@pytest.mark.parametrize("deck", [BASE, EXPANSION], ids=["base", "expansion"])
-@pytest.mark.parametrize("seed", range(4))
-def test_carried_values_agree_with_fresh_ones(deck: tuple[str, ...], seed: int) -> None:
-    state, _ = engine.new_game(config(deck), seed)
-    rnd = random.Random(seed)
-    stranger = Action(state.players[0], Verb.VOTE, "nobody")
-    while state.phase is not Phase.OVER:
-        same_options(state)
-        for action in [*random_moves(state, rnd, eagerness=1.0), stranger]:
-            carried = outcome_of(state, action)
-            assert carried == outcome_of(fresh(state), action)
-            if carried[0] == "applied":
-                state = carried[1]  # type: ignore[assignment]
-                same_options(state)
-        closed, events = engine.close_phase(state)
-        again, again_events = engine.close_phase(fresh(state))
-        assert closed == again
-        assert [e.to_json() for e in events] == [e.to_json() for e in again_events]
-        state = closed
+    assert all(not engine.legal_choices(state, p) for p in state.players if p not in engine.actors(state))
 
 
 def test_sibling_states_keep_their_own_nominations() -> None:
@@ -89,6 +57,22 @@ def test_sibling_states_keep_their_own_nominations() -> None:
     assert events[0].data["votes"] == 2
     assert engine.apply(right, Action(a, Verb.VOTE, target))[1][0].data["votes"] == 2
     assert engine.public_view(both) == engine.public_view(fresh(both))
+
+
+def test_the_whole_table_at_once_with_every_character() -> None:
+    for deck in (BASE, EXPANSION):
+        for seed in range(2):
+            state, _ = engine.new_game(config(deck), seed)
+            rnd = random.Random(seed)
+            while state.phase is not Phase.OVER:
+                same_options(state)
+                for action in random_moves(state, rnd, eagerness=1.0):
+                    try:
+                        state, _ = engine.apply(state, action)
+                    except IllegalAction:
+                        continue
+                    same_options(state)
+                state, _ = engine.close_phase(state)
 
 
 @pytest.mark.parametrize("rules", [RuleSet.AURA, RuleSet.LUPUSBURG])
