@@ -3,7 +3,7 @@
 A webhook answers once its message is committed (``service.web`` says why). Committed one by one,
 every message paid for its own BEGIN, COMMIT and WAL flush, a pooled connection, and a thread of
 its own among forty contending for the interpreter (at 16 requests in flight, about a sixth of the
-web process's CPU a move: bench/README, "Fifth round"). Here each web process runs one transaction
+web process's CPU a move, as bench/webhook measures it). Here each web process runs one transaction
 at a time in one thread; the messages that came in meanwhile wait (the event loop keeps reading
 requests) and then go together, in arrival order, through ``Service.handle_inbound_many``, which
 falls back to one transaction each should the batch fail. A lone message still goes at once, alone.

@@ -54,10 +54,10 @@ from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 log = logging.getLogger(__name__)
 # Connections of one web process (Settings.db_pool): a command holds one for one short transaction,
 # in one of the thread pool's threads (40); Telegram's commands, committed together, take one between
-# them. With one process, 16 kept and 8 more when needed: five, SQLAlchemy's default, with 16
-# requests in flight opened and closed an overflow connection every 20 or so commands (a backend
-# started each time); 6 threads on 6 connections served a third as many commands a second as 40
-# threads on this 2-core machine. Several processes share WEB_DB_CONNECTIONS (the runbook's budget).
+# them. With one process, 16 kept and 8 more when needed: SQLAlchemy's default of five, at 16
+# requests in flight, opens and closes an overflow connection every 20 or so commands (a backend
+# started each time), and a few threads on as few connections serve a fraction of the commands a
+# second that 40 threads do. Several processes share WEB_DB_CONNECTIONS (the runbook's budget).
 UPDATE_ROUTES = {"/telegram/webhook": "telegram", "/sms/twilio": "sms"}
 MAX_BODY = 64 * 1024
 """Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
