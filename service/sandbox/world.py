@@ -20,7 +20,7 @@ import logging
 import random
 import secrets
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -35,42 +35,21 @@ from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
 from service.failures import tell_hosts_lost, tell_hosts_mute_refused
-from service.models import Game, Identity
+from service.models import Game
 from service.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import board, inbound
 from service.sandbox.clock import SandboxClock
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
+from service.sandbox.phones import NAMES, SMS_MAX, TELEGRAM_MAX, Phone, cut, seated, timeline
 from service.sandbox.robots import pending_moves
 from service.sandbox.server import ServerThread
+from service.sandbox.tables import Tables
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
 FROM_NUMBER = "+15005550006"
-#: What a phone takes in one message: the Telegram app sends a longer text as several messages of
-#: 4,096 characters; an SMS longer than Twilio's 1,600 characters never reaches the number.
-TELEGRAM_MAX = 4096
-SMS_MAX = 1600
-NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jim", "Kim", "Leo", "Mia", "Ned",
-         "Oli", "Pam", "Quin", "Rex", "Sue", "Tom", "Uma", "Vic", "Wes", "Xia", "Yves", "Zoe"]
-
-
-@dataclass
-class Phone:
-    """One simulated player: a Telegram user (his private chat) or a mobile number."""
-
-    name: str
-    channel: str  # "telegram" or "sms", as the service names channels
-    address: str  # the Telegram user id, or the number in E.164
-    robot: bool = False
-    said: list[tuple[int, str]] = field(default_factory=list)
-    """What he wrote, each with how far his inbox went when he wrote it (to interleave the two)."""
-
-    def user(self) -> dict[str, Any]:
-        return inbound.telegram_user(int(self.address), self.name, language_code="en")
-
-
 class _Later:
     """An ASGI app set after its server is bound: the web app needs its own address (PUBLIC_URL)."""
 
@@ -80,7 +59,7 @@ class _Later:
         await self.app(scope, receive, send)
 
 
-class Sandbox:
+class Sandbox(Tables):
     def __init__(self, data_dir: Path | str = "var", *, port: int = 0, host: str = "127.0.0.1",
                  database_url: str | None = None, seed: int | None = None, **settings: Any) -> None:
         from service.sandbox.page import make_app  # the page's routes call back into this object
@@ -285,7 +264,7 @@ class Sandbox:
         if phone.channel == "sms" and len(text) > SMS_MAX:
             raise ValueError(f"Too long for an SMS: at most {SMS_MAX:,} characters, this one has {len(text):,}.")
         status = 0
-        for part in _parts(text, TELEGRAM_MAX) if phone.channel == "telegram" else [text]:
+        for part in cut(text, TELEGRAM_MAX) if phone.channel == "telegram" else [text]:
             status = max(status, self._send(phone, part))
         self.flush()
         return status
@@ -332,48 +311,6 @@ class Sandbox:
             self._dispatch()
         self._wake.set()  # and let the worker's turn see what else is due
 
-    def add_robots(self, code: str, count: int = 1) -> list[str]:
-        """`count` robots join game `code` (each on a phone of his own); they play once it starts.
-        ``ValueError`` when there is no game in its lobby by that code (nobody could join it)."""
-        assert self.service is not None
-        wanted = code.strip().lstrip("#").upper()
-        with Session(self.service.db) as s:
-            game = s.exec(select(Game).where(col(Game.code) == wanted)).first()
-        if game is None:
-            raise ValueError(f"There is no game #{wanted}.")
-        if game.status != "lobby":
-            raise ValueError(f"#{wanted} is {game.status}: robots join a game in its lobby.")
-        names = []
-        for i in range(count):
-            robot = self.add_phone(channel="sms" if i % 3 == 2 else "telegram", robot=True)
-            self.say(robot.name, f"join {wanted} {robot.name}")
-            names.append(robot.name)
-        return names
-
-    def quick_game(self, humans: tuple[tuple[str | None, str], ...] = ((None, "telegram"), (None, "sms")),
-                   size: int = 8) -> str:
-        """A game of `size`: the first human hosts it, the other humans join, robots fill the other
-        seats, the host starts it. Returns its code."""
-        people = [self.add_phone(name, channel) for name, channel in humans]
-        host = people[0]
-        self.say(host.name, "new")
-        code = self._hosted_by(host)
-        for p in people:
-            self.say(p.name, f"join {code} {p.name}")
-        self.add_robots(code, size - len(people))
-        self.say(host.name, "start")
-        return code
-
-    def _hosted_by(self, phone: Phone) -> str:
-        assert self.service is not None
-        with Session(self.service.db) as s:
-            code = s.exec(select(Game.code).join(Identity, col(Identity.id) == col(Game.host_id))
-                          .where(Identity.channel == phone.channel, Identity.address == phone.address)
-                          .order_by(col(Game.id).desc())).first()
-        if code is None:
-            raise RuntimeError(f"{phone.name} could not create a game")
-        return code
-
     # -- what the page shows -----------------------------------------------------------------------
     def _inbox(self, phone: Phone) -> list[dict[str, Any]]:
         if phone.channel == "telegram":
@@ -388,21 +325,7 @@ class Sandbox:
 
     def timeline(self, phone: Phone) -> list[dict[str, Any]]:
         """His chat as his phone shows it: the bot's messages and his own, in order."""
-        items: list[tuple[int, int, dict[str, Any]]] = []
-        for i, m in enumerate(self._inbox(phone), start=1):
-            if phone.channel == "telegram":
-                keyboard = m.get("reply_markup", {}).get("inline_keyboard", []) if m.get("reply_markup") else []
-                buttons = [[{"text": b.get("text", ""), "data": b.get("callback_data")} for b in row]
-                           for row in keyboard]
-                items.append((m["message_id"], 0, {"from": "bot", "text": m["text"], "id": m["message_id"],
-                                                   "buttons": buttons}))
-            else:
-                items.append((i, 0, {"from": "bot", "text": m["body"], "segments": int(m["num_segments"])}))
-        for j, (mark, text) in enumerate(phone.said, start=1):
-            items.append((mark, -len(phone.said) + j - 1, {"from": "me", "text": text}))
-        # What he wrote goes after the message he had seen when he wrote it, in the order he wrote.
-        items.sort(key=lambda x: (x[0], 0 if x[2]["from"] == "bot" else 1, x[1]))
-        return [x[2] for x in items]
+        return timeline(phone, self._inbox(phone))
 
     def games(self) -> list[dict[str, Any]]:
         assert self.service is not None
@@ -421,14 +344,7 @@ class Sandbox:
         with self._lock:
             phones = list(self.phones.values())
         games = self.games()
-        # Each phone under the newest game he sits in (or hosts), marked dead there.
-        where: dict[str, tuple[str, bool]] = {}
-        for g in games:
-            for seat in g["seats"]:
-                if seat["phone"]:
-                    where[seat["phone"]] = (g["code"], seat["dead"])
-            if g["host"] and g["host"] not in {x["phone"] for x in g["seats"]}:
-                where[g["host"]] = (g["code"], False)
+        where = seated(games)
         return {
             "now": self.clock.now().isoformat(),
             "ahead_hours": round(self.clock.offset.total_seconds() / 3600, 1),
@@ -446,18 +362,6 @@ class Advanced:
 
     line: str
     deadline: datetime | None = None
-
-
-def _parts(text: str, size: int) -> list[str]:
-    """A long message cut as the Telegram app cuts it: pieces of at most ``size``, at a space or a
-    line break where one is near."""
-    parts = []
-    while len(text) > size:
-        cut = max(text.rfind("\n", 0, size), text.rfind(" ", 0, size))
-        cut = cut if cut > size // 2 else size
-        parts.append(text[:cut])
-        text = text[cut:].lstrip()
-    return [*parts, text] if text else parts
 
 
 def _sandbox_db(url: str) -> Engine:
