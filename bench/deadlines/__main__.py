@@ -1,15 +1,24 @@
-"""How late phases close, and what the deadline sweep costs as games pile up.
+"""How late phases close, with a worker killed mid-close, and what the deadline sweep costs.
 
     .venv/bin/python bench/deadlines [--active 10000] [--due 400] [--window 30] [--sweep 5] [--workers 2]
-                                     [--redis redis://127.0.0.1:6379/13]
+                                     [--close-retry SECONDS] [--no-kill] [--redis redis://127.0.0.1:6379/13]
 
 1. Lateness: `--active` running games of eight (clones of one real game started through the
    service), of which `--due` have deadlines spread over the next `--window` seconds and the rest
-   days away. The real worker runs (`celery -A worker.app worker`, prefork, `--workers` processes,
-   on Redis) and the bench sends it `lupus.sweep_deadlines` every `--sweep` seconds, as beat would;
-   the sweep enqueues one `lupus.close_phase` per due game, which the worker processes share. A
-   phase's lateness is the time from its deadline to the close (the game's `updated_at`, the close
-   command's clock). Target (issue 7): p99 under the sweep interval plus 2 seconds.
+   days away. The real worker runs (`celery -A target worker`: `worker.app` plus a mark at every
+   close, prefork, `--workers` processes, on Redis) and the bench sends it `lupus.sweep_deadlines`
+   every `--sweep` seconds, as beat would; the sweep enqueues one `lupus.close_phase` per game due
+   before the next sweep (with a countdown to its deadline), which the worker processes share. A
+   phase's lateness is the time from its deadline to the commit of the close's texts (the newest
+   `created_at` of the outbox rows it wrote, made inside its transaction just before the commit):
+   when readers could first be told. Target (issue 7): p99 under the sweep interval plus 2 seconds.
+   Unless `--no-kill`, the close of the game due a third of the way through the window is held
+   inside its transaction, and the worker (main process and pool) is killed with SIGKILL there, as
+   a machine loses a process, and started again. Every close the sweep had handed to that worker is
+   lost with it (the one in progress and those waiting in its memory for their deadlines: Redis
+   gives an unacknowledged task back only after its visibility timeout, an hour); the sweep hands
+   them out again once their mark has expired, `CLOSE_RETRY_SECONDS` (plus the sweep's look-ahead)
+   after it first did. Those closes are reported apart.
 2. Cost: one sweep's query when nothing is due, with 1,000 and with 100,000 running games (filler
    games carry no engine state: the query never reads it). Target: it does not grow with the games
    that are not due.
