@@ -52,10 +52,12 @@ from service.db import make_engine, upgrade
 from service.models import utcnow
 from service.settings import Settings
 from worker.celery_app import make_celery
+from worker.marks import RedisMarks
 from worker.tasks import SWEEP_MARGIN
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+MARKS = RedisMarks.PREFIX
 ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 COLS = ("code, rules, status, setup, options, state, phase_no, deadline, paused, paused_remaining, timezone, "
         "language, seed, host_id, version, created_at, updated_at")
@@ -159,8 +161,9 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
     worker = Worker(url, redis_url, processes, sweep, extra)
     beat = make_celery(redis_url, include=[])
     ahead = sweep + SWEEP_MARGIN
-    sweeps: list[datetime] = []
     killed_at: datetime | None = None
+    interrupted: list[int] = []
+    marks_db = redis.Redis.from_url(redis_url)
     try:
         start = utcnow() + timedelta(seconds=2)
         clone(db, template, due, True, f"timestamp with time zone '{start.isoformat()}' + "
@@ -177,7 +180,6 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
         closed: dict[int, datetime] = {}
         while time.monotonic() < end and len(closed) < len(deadlines):
             tick = time.monotonic()
-            sweeps.append(utcnow())
             beat.send_task("lupus.sweep_deadlines", expires=max(60.0, 3 * sweep))
             while time.monotonic() - tick < sweep:
                 time.sleep(0.2)
@@ -185,16 +187,16 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
                     worker.stop()  # SIGKILL, mid-close: the armed close waits inside its transaction
                     killed_at = utcnow()
                     arm.unlink()
+                    # What the sweep had handed out by then (its marks: `worker.marks`), and not closed.
+                    handed = {int(k.split(b":")[3]) for k in marks_db.scan_iter(match=MARKS + "close:*")}
+                    done = closes(db, list(deadlines))
+                    interrupted = sorted(g for g in handed if g in deadlines and g not in done)
                     worker = Worker(url, redis_url, processes, sweep, extra)
                 closed = closes(db, list(deadlines))
     finally:
         worker.stop()
     closed = closes(db, list(deadlines))
     db.dispose()
-    interrupted: list[int] = []
-    if killed_at is not None:
-        handed = max(s for s in sweeps if s < killed_at) + timedelta(seconds=ahead)
-        interrupted = [g for g, d in deadlines.items() if d <= handed and closed.get(g, killed_at) >= killed_at]
     return Run({g: (closed[g] - deadlines[g]).total_seconds() for g in closed}, len(deadlines) - len(closed),
                killed_at, victim, interrupted)
 
