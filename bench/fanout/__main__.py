@@ -28,6 +28,7 @@ kind (private, group, SMS), and that every chat received its texts once, in the 
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import multiprocessing as mp
 import sys
@@ -197,6 +198,7 @@ def report(db: Any, tg: FakeTelegram, tw: FakeTwilio, watermark: int, committed:
     span = stamps[-1] - stamps[0] if len(stamps) > 1 else float("nan")
     busiest = max((sum(1 for x in stamps[i:i + 40] if x < s0 + 1.0) for i, s0 in enumerate(stamps)), default=0)
     segments = [(c.at, sms_size(c.params["Body"]).segments) for c in sms_calls]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(segments)]
     sms_span = segments[-1][0] - segments[0][0] if len(segments) > 1 else float("nan")
     sent = sum(1 for r in rows if r.status == "sent")
     pending = sum(1 for r in rows if r.status in ("pending", "sending"))
@@ -210,7 +212,8 @@ def report(db: Any, tg: FakeTelegram, tw: FakeTwilio, watermark: int, committed:
     if segments:
         total = sum(n for _, n in segments)
         print(f"sms                  {len(segments)} texts, {total} segments in {sms_span:.1f} s = "
-              f"{(total - segments[0][1]) / sms_span:.2f} segments/s (pace given {args.sms_per_second:g})")
+              f"{(total - segments[0][1]) / sms_span:.2f} segments/s (pace given {args.sms_per_second:g}); "
+              f"gaps between sends p50 {pct(gaps, 0.5):.2f} s, max {max(gaps, default=float('nan')):.2f} s")
     print(f"429 answers          telegram {tg.rejected(429)}, twilio "
           f"{sum(1 for c in tw.calls() if c.status == 429)} (goal 0)")
     for kind in ("private", "group", "sms"):
