@@ -11,7 +11,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
+
+from engine import payloads
 
 from .i18n import deadline_text, has, role_name, t
 
@@ -150,17 +152,18 @@ LOOKS = frozenset({"seer.result", "fortune_teller.result", "darius.result", "ham
 
 
 def look_variant(data: Mapping[str, Any], _reader: Reader | None = None) -> str:
-    if data.get("blocked"):
+    look = cast("payloads.Look", data)
+    if look.get("blocked"):
         return "blocked"
-    if data.get("aura"):
+    if look.get("aura"):
         return "aura"
-    if data.get("role"):
+    if look.get("role"):
         return "role"
-    return "were" if data.get("were") else "not"
+    return "were" if look.get("were") else "not"
 
 
 def _self_or_other(data: Mapping[str, Any], reader: Reader) -> str:
-    return "self" if data.get("actor", reader.name) == reader.name else "other"
+    return "self" if cast("payloads.Choice", data).get("actor", reader.name) == reader.name else "other"
 
 
 Variant = Callable[[Mapping[str, Any], "Reader"], "str | None"]
@@ -168,18 +171,20 @@ Variant = Callable[[Mapping[str, Any], "Reader"], "str | None"]
 #: The rule by which an event's message is found in the catalogs, for anyone grepping from an event
 #: key: the message is the key itself, or ``<key>.<variant>`` when the event's data picks one of
 #: several sentences, the variant named here (``seer.result`` -> ``seer.result.were``); an SMS
-#: reader gets ``sms.<that>`` where the catalog has a short form (``sms_key``).
+#: reader gets ``sms.<that>`` where the catalog has a short form (``sms_key``). Each reads the data
+#: as the shape ``engine.payloads`` declares for that key (values typed; a missing key reads as
+#: absent, as in a fact remembered from an older game).
 VARIANTS: dict[str, Variant] = {
     "night.choice": _self_or_other,
     "day.choice": _self_or_other,
-    "night.dawn": lambda d, _r: "some" if d.get("dead") else "none",
-    "werewolf.split": lambda d, _r: "lara" if d.get("overridden") else None,
+    "night.dawn": lambda d, _r: "some" if cast("payloads.Dawn", d).get("dead") else "none",
+    "werewolf.split": lambda d, _r: "lara" if cast("payloads.Split", d).get("overridden") else None,
     **dict.fromkeys(LOOKS, look_variant),
-    "medium.result": lambda d, _r: "were" if d.get("were") else "not",
-    "thief.result": lambda d, _r: "chest" if d.get("chest") else "nochest",
-    "standing.reveal": lambda d, _r: "on" if d.get("on") else "off",
-    "hamlet.skull_passed": lambda d, _r: "random" if d.get("random") else None,
-    "miss_purple.aura": lambda d, _r: "none" if d.get("aura") is None else None,
+    "medium.result": lambda d, _r: "were" if cast("payloads.Look", d).get("were") else "not",
+    "thief.result": lambda d, _r: "chest" if cast("payloads.ThiefResult", d).get("chest") else "nochest",
+    "standing.reveal": lambda d, _r: "on" if cast("payloads.StandingReveal", d).get("on") else "off",
+    "hamlet.skull_passed": lambda d, _r: "random" if cast("payloads.SkullPassed", d).get("random") else None,
+    "miss_purple.aura": lambda d, _r: "none" if cast("payloads.LastAura", d).get("aura") is None else None,
 }
 
 
@@ -226,50 +231,57 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
 
 
 def _started(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
-    players = data.get("players", ())
+    started = cast("payloads.GameStarted", data)
+    players = started.get("players", [])
     # Numbered: each player's seat is the number he is known by in every list of the game.
-    return {"count": len(players), "deck": deck_line(data.get("deck", {}), reader.lang, reader.sms),
-            "seating": ", ".join(f"{i} {p}" for i, p in enumerate(players, start=1))}
+    return {"count": len(players), "deck": deck_line(started.get("deck", {}), reader.lang, reader.sms),
+            "seating": ", ".join(f"{i} {name}" for i, name in enumerate(players, start=1))}
 
 
 def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
-    return {"verb": verb_word(reader.lang, str(data.get("verb"))), "target": data.get("target") or ""}
+    choice = cast("payloads.Choice", data)
+    return {"verb": verb_word(reader.lang, str(choice.get("verb"))), "target": choice.get("target") or ""}
 
 
 def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
-    if "tally" in data:  # the running tally (``Room.advance`` adds it to a nomination)
-        return {"tally": counts(data.get("tally", ()))}
-    return {"tally": f"{data.get('target')} {data.get('votes', '')}".strip()}  # what changed
+    vote = cast("payloads.Vote", data)  # or ``p.Suspects``: both carry the tally
+    if "tally" in vote:  # the running tally (``Room.advance`` adds it to a nomination)
+        return {"tally": counts(vote.get("tally", []))}
+    return {"tally": f"{vote.get('target')} {vote.get('votes', '')}".strip()}  # what changed
 
 
 def _split(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    split = cast("payloads.Split", data)
     return {"choices": ", ".join(move_sentence([actor], f"kill {target}", reader.lang)
-                                 for actor, target in data.get("choices", {}).items())}
+                                 for actor, target in split.get("choices", {}).items())}
 
 
 def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
     lang = reader.lang
+    cast_ = cast("payloads.Ballots", data)
+    ballots, tallied = cast_.get("ballots", {}), cast_.get("counts", {})
     if reader.sms:  # by target, with who cast them: the counts go without saying ("hal(bob,lou) gus(dan)")
-        cast = [(v, str(x)) for v, tg in data.get("ballots", {}).items()
-                for x in (tg if isinstance(tg, list | tuple) else [tg])]
-        listed = grouped(cast, lang, list(data.get("counts", {})))
+        pairs = [(v, str(x)) for v, tg in ballots.items() for x in (tg if isinstance(tg, list | tuple) else [tg])]
+        listed = grouped(pairs, lang, list(tallied))
     else:
         # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
         listed = ", ".join(f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
-                           for v, tg in data.get("ballots", {}).items()) or t(lang, "svc.none")
-    return {"counts": counts(data.get("counts", {})), "ballots": listed}
+                           for v, tg in ballots.items()) or t(lang, "svc.none")
+    return {"counts": counts(tallied), "ballots": listed}
 
 
-#: What an event's message needs beyond its data as read (``localized``), by event key.
+#: What an event's message needs beyond its data as read (``localized``), by event key, each reading
+#: the data as ``engine.payloads`` declares it.
 FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "game.started": _started,
-    "role.dealt": lambda d, r: {"role_help": role_help(r.lang, str(d.get("role")))},
+    "role.dealt": lambda d, r: {"role_help": role_help(r.lang, str(cast("payloads.RoleDealt", d).get("role")))},
     "night.choice": _choice,
     "day.choice": _choice,
     "day.vote": _tally,
     "day.suspects": _tally,
     "werewolf.split": _split,
-    "phase.ballot": lambda d, r: {"suspects": alternatives(list(d.get("suspects", ())), r.lang)},
+    "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
+                                                           r.lang)},
     "day.ballots": _ballots,
 }
 
