@@ -5,7 +5,9 @@ every text, from his own view and the public one (``service.render``), never fro
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+from engine.viewing import PlayerView, PublicView, TabulaPlayerView
 
 from .i18n import deadline_text, has, role_name, t
 from .render import (
@@ -23,23 +25,24 @@ from .render import (
 )
 
 
-def phase_label(pv: Mapping[str, Any], lang: str) -> tuple[str, str]:
-    phase = str(pv.get("phase"))
-    n = pv.get("night") if phase == "night" else pv.get("day")
+def phase_label(pv: PublicView, lang: str) -> tuple[str, str]:
+    phase = pv["phase"]
+    n = pv["night"] if phase == "night" else pv["day"]
     number = t(lang, "svc.night_n", n=n) if phase in ("night", "nominations", "ballot") else ""
     return t(lang, f"phase.name.{phase}"), number
 
 
-def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
+def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
                 moderator_view: Mapping[str, Any] | None = None,
                 nights: Mapping[int, Sequence[tuple[str, str]]] | None = None) -> str:
-    """The game now; once it is over, the winners, every card and (``nights``) every night's moves,
-    which an SMS reader's end text leaves to this answer."""
+    """The game now (a game begun: its view has every key up to ``winners``); once it is over, the
+    winners, every card and (``nights``) every night's moves, which an SMS reader's end text leaves
+    to this answer."""
     lang = reader.lang
-    if pv.get("status") == "over":
+    if pv["status"] == "over":
         line = roles_by_card if reader.sms else roles_line
         lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
-                   winners=names(pv.get("winners", ()), lang)),
+                   winners=names(pv["winners"], lang)),
                  t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
         if nights:
             lines.append(nights_text(nights, lang, reader.sms))
@@ -47,8 +50,8 @@ def status_text(pv: Mapping[str, Any], reader: Reader, info: Info, paused: bool,
     phase, number = phase_label(pv, lang)
     # Paused, the phase has no deadline to be "until": the line says it is paused instead.
     lines = [t(lang, "svc.status.paused" if paused else "svc.status", code=info.code, phase=phase, number=number,
-               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(pv.get("alive", ()), lang),
-               dead=names(pv.get("dead", ()), lang))]
+               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(pv["alive"], lang),
+               dead=names(pv["dead"], lang))]
     if pv.get("tally"):
         lines.append(t(lang, "svc.status.tally", tally=counts(pv["tally"])))
     if pv.get("suspects"):
@@ -69,15 +72,18 @@ def _chooser(slot: str, lang: str) -> str:
     return role_name(lang, slot) if has("en", f"role.{slot}") else slot
 
 
-def role_text(view: Mapping[str, Any], reader: Reader, info: Info) -> str:
+def role_text(view: PlayerView, reader: Reader, info: Info) -> str:
+    """His card, what became of it, and every fact he was told (a Lupusburg player's view has no
+    ``alive`` of its own: he is never a Ghost)."""
     lang = reader.lang
-    role = str(view.get("role"))
+    role = view["role"]
     lines = [t(lang, "svc.role", role=role_name(lang, role), role_help=role_help(lang, role))]
-    if view.get("became"):
-        lines.append(role_name(lang, role) + " -> " + role_name(lang, str(view["became"])))
-    if not view.get("alive", True):
+    mine = cast("TabulaPlayerView", view)
+    if "became" in mine:
+        lines.append(role_name(lang, role) + " -> " + role_name(lang, mine["became"]))
+    if not mine.get("alive", True):
         lines.append(t(lang, "svc.role.ghost"))
-    facts = [f for f in view.get("knowledge", ()) if f.get("key") != "role.dealt"]
+    facts = [f for f in view["knowledge"] if f.get("key") != "role.dealt"]
     if facts:
         lines.append(t(lang, "svc.role.learned"))
         for f in facts:

@@ -77,7 +77,8 @@ def texts_for(state: Any, events: list[Event], player: str, lang: str) -> list[s
            for sms in (False, True)]  # the texts, and their short SMS forms
     view = engine.view(state, player)
     out.append(player_texts.role_text(view, reader, INFO))
-    out.append(player_texts.status_text(dict(engine.public_view(state), status="running"), reader, INFO, False))
+    running: engine.PublicView = {**engine.public_view(state), "status": "running"}
+    out.append(player_texts.status_text(running, reader, INFO, False))
     for phrase, plain in NOT_A_CARD.items():
         out = [text.replace(phrase, plain) for text in out]
     return out

@@ -98,7 +98,8 @@ def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
                         mine = render.Reader(player, lang, sms=sms)
                         texts.append(render.for_reader(e.key, e.data, e.to, mine, info))
             texts.append(player_texts.role_text(view, reader, info))
-            pv = dict(engine.public_view(state), status="running")  # the running game's status reply
+            # The running game's status reply.
+            pv: engine.PublicView = {**engine.public_view(state), "status": "running"}
             texts.append(player_texts.status_text(pv, reader, info, False))
             for text in texts:
                 assert not leaks(text, player, lang, roles, cards, mates), (seed, player, text)
