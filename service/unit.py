@@ -2,9 +2,11 @@
 identities a batch looked up, and the one rule for when the rows are written.
 
 The rule: a command's new log rows and outbox rows are *staged* here, not added to the session,
-and are written as one INSERT per table (log rows first, then outbox rows) at commit, or earlier
+and are written as one INSERT per table (log rows first, then outbox rows; SQLite, whose RETURNING
+keeps no order, takes the outbox's a row at a time, in the order staged) at commit, or earlier
 only when a read is about to need them: a read of one of those tables goes through ``reading``,
-which writes that table's staged rows (those the read could see), and lets the session flush its
+which writes that table's staged rows when one the read could find is among them (all of them,
+so ids keep the order the rows were staged in), and lets the session flush its
 own pending changes first only when one of them is a row of that table; otherwise the read runs
 without an autoflush, and the session's changes wait for the command's one flush at the end. A
 rollback drops what was staged. Nothing else decides when these rows reach the database.
