@@ -33,6 +33,7 @@ from .models import Game, Identity, Inbound, Seat, utcnow
 from .room import Room
 from .routing import ACTIVE, dispatch
 from .settings import Settings, get_settings
+from .unit import unit_of
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,9 +47,6 @@ _IDENTITIES = select(Identity).where(Identity.channel == bindparam("channel"),
 BATCH_LOCK_WAIT = "200ms"
 """How long a batch waits for a game another transaction holds before it gives up and runs its
 commands one by one (``Service._run_together``)."""
-KNOWN = "lupus.identities"
-"""``session.info`` key, in a batch: who wrote each message and the groups, looked up together
-(``Service._known``); (channel, address) -> the identity, or None where there was none."""
 
 
 def _noop(_ids: Sequence[int]) -> None:
@@ -176,7 +174,8 @@ class Service:
     @staticmethod
     def _known(session: Session, messages: Sequence[Incoming]) -> None:
         """Who wrote the batch's messages, and the groups they were written in, in one statement
-        where each message took one (``KNOWN``)."""
+        where each message took one: kept by the transaction's unit of work (``Unit.know``), which
+        ``_identity`` asks before the database."""
         wanted: dict[str, set[str]] = {}
         for m in messages:
             if not m.overheard:
@@ -188,13 +187,13 @@ class Service:
             known.update(((channel, a), None) for a in addresses)
             found = session.exec(_IDENTITIES, params={"channel": channel, "addresses": sorted(addresses)})
             known.update(((i.channel, i.address), i) for i in found)
-        session.info[KNOWN] = known
+        unit_of(session).know(known)
 
     @staticmethod
     def _lock_ahead(session: Session, messages: Sequence[Incoming]) -> None:
         """The games the batch names (``#CODE``), and for a message naming none its writer's
         current game, locked together in the order of their ids (``db.lock_games_ahead``)."""
-        known: dict[tuple[str, str], Identity | None] = session.info.get(KNOWN, {})
+        unit = unit_of(session)
         codes: set[str] = set()
         ids: set[int] = set()
         for m in messages:
@@ -203,34 +202,31 @@ class Service:
             code = code_of(m.text)
             if code is not None:
                 codes.add(code)
-            elif (who := known.get((m.channel, m.address))) is not None and who.current_game_id is not None:
+            elif (who := unit.known(m.channel, m.address)[1]) is not None and who.current_game_id is not None:
                 ids.add(who.current_game_id)
         lock_games_ahead(session, codes, ids)
 
     @staticmethod
     def _identity(session: Session, channel: str, address: str) -> Identity | None:
-        known: dict[tuple[str, str], Identity | None] | None = session.info.get(KNOWN)
-        if known is not None and (channel, address) in known:
-            return known[(channel, address)]
+        looked_up, identity = unit_of(session).known(channel, address)
+        if looked_up:
+            return identity
         return session.exec(_IDENTITY, params={"channel": channel, "address": address}).first()
 
     @staticmethod
     def _new_identity(session: Session, identity: Identity) -> None:
         session.add(identity)
-        known = session.info.get(KNOWN)
-        if known is not None:
-            known[(identity.channel, identity.address)] = identity
+        unit_of(session).remember(identity, identity.channel, identity.address)
 
     @staticmethod
     def _forget(session: Session, made: Sequence[Identity]) -> None:
         """Take back identities this message created (it was a repeat delivery)."""
         if not made:
             return
-        known = session.info.get(KNOWN)
+        unit = unit_of(session)
         for identity in made:
             session.delete(identity)
-            if known is not None:
-                known[(identity.channel, identity.address)] = None
+            unit.remember(None, identity.channel, identity.address)
         session.flush()
 
     def _inbound(self, m: Incoming) -> Callable[[Session, datetime], tuple[list[str], Ctx | None]]:

@@ -14,14 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, insert, inspect, or_, update
+from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, inspect, or_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, SQLModel, col, select
 
-from .models import Game, GameEvent, Outbox
+from .models import Game
 
 
 class Conflict(RuntimeError):
@@ -65,7 +64,8 @@ def _serialize_sqlite(engine: Engine) -> None:
 
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
-    """One unit of work: commit on success, roll back on any error."""
+    """One transaction: commit on success, roll back on any error. What it holds back from the
+    database until commit (or a read that needs it) is its ``service.unit.Unit``."""
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
@@ -73,79 +73,6 @@ def transaction(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
-
-
-EVENTS = "lupus.game_events"
-"""``session.info`` key: the game log's rows a command appended and has not written yet."""
-OUTBOX = "lupus.outbox"
-"""``session.info`` key: the outbox rows commands wrote and that are not in the database yet."""
-
-
-def log_event(session: Session, **row: Any) -> None:
-    """Append one row to a game's log, written with the transaction's other new log rows in one
-    INSERT (``write_events``, before commit) instead of as ORM objects in the flush: nothing in a
-    command reads a log row back as an object, and the unit of work's insert of them was the largest
-    cost of a move. A batch of commands (``Service.handle_inbound_many``) writes all of theirs at once."""
-    session.info.setdefault(EVENTS, []).append(row)
-
-
-def last_logged(session: Session, game_id: int) -> int:
-    """The highest number among the log rows appended to this game and not written yet (0: none)."""
-    return max((r["seq"] for r in session.info.get(EVENTS, ()) if r["game_id"] == game_id), default=0)
-
-
-def stage_outbox(session: Session, row: Outbox) -> None:
-    """Keep a new outbox row to be written with the transaction's others in one INSERT
-    (``write_outbox``, before commit or before the outbox is read) rather than by the unit of work,
-    whose insert of them was, after the log's, the largest cost of a move. Until written the row is a
-    plain object: what changes it meanwhile (``Ctx.merge_texts``) is written with it."""
-    session.info.setdefault(OUTBOX, []).append(row)
-
-
-def staged_outbox(session: Session) -> list[Outbox]:
-    return list(session.info.get(OUTBOX, ()))
-
-
-_OUTBOX_COLUMNS = [c.name for c in cast("Any", Outbox).__table__.columns if c.name != "id"]
-
-
-def write_outbox(session: Session) -> None:
-    """Write the staged outbox rows in one INSERT; each then has its id and belongs to the session
-    like a row it loaded, so a later change to it (its status) is flushed as usual."""
-    rows: list[Outbox] | None = session.info.pop(OUTBOX, None)
-    if not rows:
-        return
-    table = cast("Any", Outbox).__table__
-    values = [{name: getattr(r, name) for name in _OUTBOX_COLUMNS} for r in rows]
-    result = session.connection().execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), values)
-    for row, new_id in zip(rows, result.scalars().all(), strict=True):
-        row.id = new_id
-        make_transient_to_detached(row)
-        session.add(row)
-
-
-def write_events(session: Session) -> None:
-    """Write the log rows appended so far (before a read of the log, and before every commit)."""
-    rows = session.info.pop(EVENTS, None)
-    if rows:
-        # With RETURNING, SQLAlchemy sends the rows as one multi-row INSERT built from one compiled
-        # statement ("insertmanyvalues"). Without it psycopg's executemany runs a pipeline, one INSERT
-        # a row for PostgreSQL; a statement with the rows in values() is built and keyed anew each
-        # time, which cost more instructions than the ORM's flush of them.
-        table = cast("Any", GameEvent).__table__
-        session.connection().execute(insert(table).returning(table.c.id), rows).all()
-
-
-@event.listens_for(Session, "before_commit")
-def _events_before_commit(session: Session) -> None:
-    write_events(session)
-    write_outbox(session)
-
-
-@event.listens_for(Session, "after_rollback")
-def _events_after_rollback(session: Session) -> None:
-    session.info.pop(EVENTS, None)  # appended in what was rolled back
-    session.info.pop(OUTBOX, None)
 
 
 # The hot path's statements are built once: SQLAlchemy then finds each one's compiled form by a cache

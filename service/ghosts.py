@@ -34,8 +34,8 @@ from engine import GameState
 
 from .channels import channel as channel_of
 from .context import Ctx
-from .db import write_outbox
 from .models import Game, Identity, Outbox, Seat
+from .unit import unit_of
 
 OPTION = "mute_ghosts"
 MUTE, UNMUTE = "mute", "unmute"
@@ -72,8 +72,10 @@ def wanted(room: Table) -> dict[int, Identity]:
 
 def last_acts(room: Table) -> dict[int, tuple[str, str]]:
     """The last mute or unmute written for each person in this game: (action, outbox status)."""
-    rows = room.ctx.session.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
-        Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE))).order_by(col(Outbox.id))).all()
+    s = room.ctx.session
+    with unit_of(s).reading(Outbox, staged=lambda o: o.action in (MUTE, UNMUTE)):  # those of this transaction too
+        rows = s.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
+            Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE))).order_by(col(Outbox.id))).all()
     return {pid: (str(action), status) for pid, action, status in rows}
 
 
@@ -84,7 +86,6 @@ def sync(room: Table) -> None:
     group = room.group()
     if group is None:
         return
-    write_outbox(room.ctx.session)  # the acts written earlier in this transaction
     want, last = wanted(room), last_acts(room)
     tried = {pid for pid, (action, _) in last.items() if action == MUTE}
     muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != "failed"}

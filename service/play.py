@@ -14,12 +14,12 @@ from engine.types import NO_TARGET_VERBS
 from . import grammar, metrics, player_texts, render
 from .channels import channel as channel_of
 from .context import Ctx
-from .db import write_events
 from .errors import error_text
 from .grammar import Parsed
 from .i18n import deadline_text, t
 from .models import GameEvent
 from .room import Room
+from .unit import unit_of
 
 #: The private channels that talk at night, by the fact that tells their members.
 NIGHT_CHANNELS = {"werewolf.pack": "werewolves", "mythomaniac.joined_pack": "werewolves",
@@ -210,10 +210,10 @@ def record(ctx: Ctx, room: Room) -> None:
 
 def export(ctx: Ctx, room: Room) -> GameRecord:
     game = room.game
-    write_events(ctx.session)
-    rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
-                            .order_by(col(GameEvent.seq)))
-    moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]
+    with unit_of(ctx.session).reading(GameEvent):
+        rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
+                                .order_by(col(GameEvent.seq)))
+        moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]
     setup = game.setup
     players = list(setup.get("players", []))
     return GameRecord(rules=engine.RuleSet(game.rules), seed=game.seed, players=players,

@@ -32,11 +32,12 @@ from engine import Verb
 from . import render, volunteers
 from .app import Service
 from .context import Ctx
-from .db import lock_game, write_events
+from .db import lock_game
 from .host import unseat
 from .i18n import deadline_text, t
 from .models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
 from .room import Room
+from .unit import unit_of
 
 STANDING = frozenset({Verb.REVEAL})
 
@@ -73,9 +74,9 @@ def remind_at(deadline: datetime, lead: timedelta, tz: str, quiet: tuple[time, t
 
 # -- who still has to act -------------------------------------------------------------------------
 def _moved(session: Session, game: Game) -> set[str]:
-    write_events(session)
-    rows = session.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move",
-                                                     GameEvent.phase_no == game.phase_no)).all()
+    with unit_of(session).reading(GameEvent):
+        rows = session.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move",
+                                                         GameEvent.phase_no == game.phase_no)).all()
     return {str(d.get("actor")) for d in rows if d.get("actor")}
 
 
@@ -155,12 +156,12 @@ def last_told(session: Session, game: Game) -> datetime | None:
     not: none goes when the deadline was already within the reminder's lead when it was told (a
     phase shorter than the lead), nor while that text is recent (under half the lead ago); a later
     move of the deadline may make one due again."""
-    write_events(session)
-    started = session.exec(select(func.min(GameEvent.created_at)).where(
-        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no)).one()
-    moved = session.exec(select(func.max(GameEvent.created_at)).where(
-        GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no,
-        col(GameEvent.key).in_(DEADLINE_TOLD))).one()
+    with unit_of(session).reading(GameEvent):
+        started = session.exec(select(func.min(GameEvent.created_at)).where(
+            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no)).one()
+        moved = session.exec(select(func.max(GameEvent.created_at)).where(
+            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no,
+            col(GameEvent.key).in_(DEADLINE_TOLD))).one()
     return max((x for x in (started, moved) if x is not None), default=None)
 
 

@@ -20,10 +20,10 @@ from engine import Event, GameState, Phase
 from . import ghosts, render, series
 from .channels import channel as channel_of
 from .channels.base import Channel, Notice
-from .db import last_logged, log_event, staged_outbox, write_events, write_outbox
 from .digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
 from .i18n import t
 from .models import Game, GameEvent, Identity, Outbox, Seat
+from .unit import unit_of
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -87,8 +87,8 @@ class Room:
                                if i.id is not None)
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self.state: GameState | None = _state(game.state) if game.state else None
-        # The log's rows appended in this transaction are written at its end (``log_event``).
-        self._seq: int = max(last or 0, last_logged(s, game.id))
+        # The log's rows appended in this transaction are written at its end (``service.unit``).
+        self._seq: int = max(last or 0, unit_of(s).last_logged(game.id))
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out
         now, merged for SMS readers (``Ctx.merge_texts``)."""
@@ -165,9 +165,9 @@ class Room:
     def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
             channel: str | None = None) -> int:
         self._seq += 1
-        log_event(self.ctx.session, game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind, key=key,
-                  data=dict(data), audience=list(audience) if audience else None, channel=channel,
-                  created_at=self.ctx.now)
+        unit_of(self.ctx.session).log(game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind,
+                                      key=key, data=dict(data), audience=list(audience) if audience else None,
+                                      channel=channel, created_at=self.ctx.now)
         return self._seq
 
     def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
@@ -329,9 +329,9 @@ class Room:
     def reveal_nights(self) -> None:
         """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
         s = self.ctx.session
-        write_events(s)  # this very move among them
-        rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
-                      .order_by(col(GameEvent.seq))).all()
+        with unit_of(s).reading(GameEvent):  # this very move among them
+            rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
+                          .order_by(col(GameEvent.seq))).all()
         nights: dict[int, list[tuple[str, str]]] = {}
         for r in rows:
             if r.data.get("phase") == "night" and r.data.get("actor"):
@@ -347,9 +347,9 @@ class Room:
 
     def nights(self) -> dict[int, list[tuple[str, str]]]:
         """Every night's moves as revealed at the end (``svc.reveal``); empty before the end."""
-        write_events(self.ctx.session)  # a game ended by a command before this one in the transaction
-        row = self.ctx.session.exec(select(GameEvent).where(GameEvent.game_id == self.id,
-                                                            GameEvent.key == "svc.reveal")).first()
+        s = self.ctx.session
+        with unit_of(s).reading(GameEvent):  # a game ended by a command before this one in the transaction
+            row = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.key == "svc.reveal")).first()
         found = row.data.get("nights", {}) if row is not None else {}
         return {int(n): [(str(a), str(m)) for a, m in moves] for n, moves in found.items()}
 
@@ -358,16 +358,10 @@ class Room:
         the game starts, and its first text names everyone seated: the joins go without saying."""
         s = self.ctx.session
         query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
-        # Held rows this transaction wrote (or changed) must be written before the read; nothing else
+        # Held rows this transaction staged (or changed) must be written before the read; nothing else
         # bears on it, so the new state and events are left to the command's one flush at the end.
-        if any(o.status == "held" for o in staged_outbox(s)):
-            write_outbox(s)
-        unwritten = any(isinstance(o, Outbox) for o in (*s.dirty, *s.deleted))
-        if unwritten:
+        with unit_of(s).reading(Outbox, staged=lambda o: o.status == "held"):
             held = list(s.exec(query))
-        else:
-            with s.no_autoflush:
-                held = list(s.exec(query))
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)

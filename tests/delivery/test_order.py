@@ -14,10 +14,11 @@ from sqlmodel import col, select
 from service.channels.recording import RecordingSender
 from service.channels.sms import TWILIO_MAX
 from service.context import Ctx
-from service.db import transaction, write_outbox
+from service.db import transaction
 from service.delivery.limiter import DEFAULT_POLICY
 from service.delivery.senders import SendResult
 from service.models import Identity, Outbox, utcnow
+from service.unit import unit_of
 
 from .mixed import GROUP, Mixed, check_order, decided
 from .simulated import FlowingClock, Tasks
@@ -144,13 +145,12 @@ def test_an_sms_text_left_out_of_a_merge_goes_after_it(lite: Engine, lengths: li
         texts = [f"{i}:" + "x" * n for i, n in enumerate(lengths)]
         for i, text in enumerate(texts):
             if i == written:
-                write_outbox(s)
+                unit_of(s).at_commit()  # the rows staged so far written, as a read of the outbox would
             ctx.send(person, "test", text, f"p{person.id}:d{i}")
         ctx.merge_texts()
-        write_outbox(s)
-        s.flush()
-        sent = s.exec(select(Outbox).where(Outbox.identity_id == person.id, Outbox.status == "pending")
-                      .order_by(col(Outbox.id))).all()
+        with unit_of(s).reading(Outbox):
+            sent = s.exec(select(Outbox).where(Outbox.identity_id == person.id, Outbox.status == "pending")
+                          .order_by(col(Outbox.id))).all()
     assert "\n".join(r.text for r in sent) == "\n".join(texts)
     assert all(len(r.text) <= TWILIO_MAX or "\n" not in r.text for r in sent)
 

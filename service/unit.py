@@ -1,0 +1,151 @@
+"""One transaction's unit of work: the rows a command added that are not in the database yet, the
+identities a batch looked up, and the one rule for when the rows are written.
+
+The rule: a command's new log rows and outbox rows are *staged* here, not added to the session,
+and are written as one INSERT per table (log rows first, then outbox rows; SQLite, whose RETURNING
+keeps no order, takes the outbox's a row at a time, in the order staged) at commit, or earlier
+only when a read is about to need them: a read of one of those tables goes through ``reading``,
+which writes that table's staged rows when one the read could find is among them (all of them,
+so ids keep the order the rows were staged in), and lets the session flush its
+own pending changes first only when one of them is a row of that table; otherwise the read runs
+without an autoflush, and the session's changes wait for the command's one flush at the end. A
+rollback drops what was staged. Nothing else decides when these rows reach the database.
+
+Why: the ORM's insert of the log rows, then of the outbox rows, was the largest cost of a move,
+and a batch of commands (``Service.handle_inbound_many``) then writes all of theirs in two
+statements. Until written, a staged row is a plain object, so what changes it meanwhile
+(``Ctx.merge_texts``) is written with it; once written it belongs to the session like a row it
+loaded, and a later change to it (its status) is flushed as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, cast
+
+from sqlalchemy import event, insert
+from sqlalchemy.orm import make_transient_to_detached
+from sqlmodel import Session
+
+from .models import GameEvent, Identity, Outbox
+
+_KEY = "lupus.unit"
+"""``session.info`` key of the session's ``Unit``: the only one this module and its callers use."""
+_OUTBOX_COLUMNS = [c.name for c in cast("Any", Outbox).__table__.columns if c.name != "id"]
+
+
+class Unit:
+    """What one transaction holds back from the database (see the module's rule). One per session:
+    ``unit_of(session)``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._events: list[dict[str, Any]] = []
+        self._outbox: list[Outbox] = []
+        self._known: dict[tuple[str, str], Identity | None] | None = None
+
+    # -- the game log ---------------------------------------------------------------------------
+    def log(self, **row: Any) -> None:
+        """Append one row to a game's log; nothing in a command reads a log row back as an object."""
+        self._events.append(row)
+
+    def last_logged(self, game_id: int) -> int:
+        """The highest number among the log rows staged for this game (0: none)."""
+        return max((r["seq"] for r in self._events if r["game_id"] == game_id), default=0)
+
+    # -- the outbox -----------------------------------------------------------------------------
+    def stage(self, row: Outbox) -> None:
+        """Keep a new outbox row, written with the transaction's others."""
+        self._outbox.append(row)
+
+    def put_last(self, row: Outbox) -> bool:
+        """Move a staged row behind every row staged so far (its id, so its turn to be sent, comes
+        after theirs). False when the row is not staged (it is written already)."""
+        at = next((i for i, o in enumerate(self._outbox) if o is row), None)
+        if at is None:
+            return False
+        self._outbox.append(self._outbox.pop(at))
+        return True
+
+    # -- who wrote (a batch's identities, looked up together) -------------------------------------
+    def know(self, found: dict[tuple[str, str], Identity | None]) -> None:
+        """(channel, address) -> the identity, or None where there is none: asked before the database."""
+        self._known = found
+
+    def known(self, channel: str, address: str) -> tuple[bool, Identity | None]:
+        """Whether (channel, address) was looked up in this transaction, and what was found."""
+        if self._known is None or (channel, address) not in self._known:
+            return False, None
+        return True, self._known[(channel, address)]
+
+    def remember(self, identity: Identity | None, channel: str, address: str) -> None:
+        """An identity created (or, None, taken back) in this transaction, where a batch looked up."""
+        if self._known is not None:
+            self._known[(channel, address)] = identity
+
+    # -- when rows are written ----------------------------------------------------------------------
+    @contextmanager
+    def reading(self, model: type[GameEvent] | type[Outbox],
+                staged: Callable[[Outbox], bool] | None = None) -> Iterator[None]:
+        """Around a read of the log (``GameEvent``) or of the outbox (``Outbox``): the staged rows of
+        that table are written first (of the outbox, only those ``staged`` keeps, when given: the
+        ones the read could find), and the session flushes before the read only if one of its
+        pending changes is a row of that table."""
+        if model is GameEvent:
+            self._write_events()
+        elif staged is None or any(staged(o) for o in self._outbox):
+            self._write_outbox()
+        s = self.session
+        if any(isinstance(o, model) for o in (*s.new, *s.dirty, *s.deleted)):
+            yield
+        else:
+            with s.no_autoflush:
+                yield
+
+    def at_commit(self) -> None:
+        self._write_events()
+        self._write_outbox()
+
+    def _write_events(self) -> None:
+        rows, self._events = self._events, []
+        if rows:
+            # With RETURNING, SQLAlchemy sends the rows as one multi-row INSERT built from one compiled
+            # statement ("insertmanyvalues"). Without it psycopg's executemany runs a pipeline, one INSERT
+            # a row for PostgreSQL; a statement with the rows in values() is built and keyed anew each
+            # time, which cost more instructions than the ORM's flush of them.
+            table = cast("Any", GameEvent).__table__
+            self.session.connection().execute(insert(table).returning(table.c.id), rows).all()
+
+    def _write_outbox(self) -> None:
+        rows, self._outbox = self._outbox, []
+        if not rows:
+            return
+        table = cast("Any", Outbox).__table__
+        values = [{name: getattr(r, name) for name in _OUTBOX_COLUMNS} for r in rows]
+        result = self.session.connection().execute(
+            insert(table).returning(table.c.id, sort_by_parameter_order=True), values)
+        for row, new_id in zip(rows, result.scalars().all(), strict=True):
+            row.id = new_id
+            make_transient_to_detached(row)
+            self.session.add(row)
+
+
+def unit_of(session: Session) -> Unit:
+    """The session's unit of work, made on first use."""
+    unit: Unit | None = session.info.get(_KEY)
+    if unit is None:
+        unit = session.info[_KEY] = Unit(session)
+    return unit
+
+
+@event.listens_for(Session, "before_commit")
+def _write_at_commit(session: Session) -> None:
+    unit: Unit | None = session.info.get(_KEY)
+    if unit is not None:
+        unit.at_commit()
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_at_rollback(session: Session) -> None:
+    session.info.pop(_KEY, None)  # staged in what was rolled back
