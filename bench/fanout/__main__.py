@@ -33,6 +33,7 @@ from service.logging import configure
 from service.models import Game, Identity, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
+from service.settings import Settings
 
 ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TOKEN = "123456:BENCH-fanout"
@@ -60,7 +61,8 @@ def seed(url: str, messages: int, games: int) -> None:
 def work(url: str, api: str, redis_url: str, concurrency: int, until: float) -> None:
     configure(level=logging.WARNING)  # not a line per claim and per HTTP request
     db = make_engine(url)
-    d = make_delivery(telegram_bot_token=TOKEN, telegram_api_url=api, redis_url=redis_url)
+    d = make_delivery(Settings(_env_file=None, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_URL=api,  # type: ignore[call-arg]
+                               REDIS_URL=redis_url, TWILIO_ACCOUNT_SID=None))
     try:
         while time.monotonic() < until:
             report = deliver(db, d.senders, d.limiter, budget=5, concurrency=concurrency)

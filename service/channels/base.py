@@ -1,9 +1,10 @@
 """What the core and a channel say to each other: one message in (``Incoming``), one notice out
 (``Notice``), and the small ``Channel`` protocol the core asks how a notice looks on its way to
-one reader of that channel (held or sent now, folded, merged, numbered, given buttons).
+one reader of that channel (held or sent now, folded, merged, numbered, given buttons), and the
+deployment what the channel makes of its settings (its sender, its rate limits).
 
 The game's use cases decide what each reader must learn; the reader's channel decides how it looks.
-Nothing here imports the rest of the service, so every layer may import it.
+Nothing here imports the rest of the service but for its types, so every layer may import it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from service.delivery.limiter import Rule
+    from service.delivery.senders import Sender
     from service.models import Identity
+    from service.settings import Settings
 
 Buttons = list[list[dict[str, str]]]
 
@@ -70,6 +74,18 @@ class Notice:
     key: str
     data: Mapping[str, Any]
     audience: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """What a deployment's settings make of one channel's sending (``Channel.outbound``): its sender,
+    and whose channel-wide rate budget its sends spend (``budget``: the bot, the sender number; two
+    deployments that share a Redis with different bots must not share one). Without a sender the
+    channel is off in this process, and ``off`` says why (its credentials are not set)."""
+
+    sender: Sender | None
+    budget: str = "default"
+    off: str = ""
 
 
 class Channel(Protocol):
@@ -138,6 +154,19 @@ class Channel(Protocol):
         """A held notice as one short item of the summary, or None: the item is its whole text."""
         ...
 
+    # What a deployment makes of the channel, from the one settings object (each channel reads the
+    # settings it needs): ``service.delivery.wiring`` loops over the registered channels.
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        """The rate limits its sends keep, for each kind of chat (``private``, ``group``: ``group``
+        above), each inside what its platform enforces."""
+        ...
+
+    def outbound(self, settings: Settings) -> Outbound:
+        """Its sender as ``settings`` configure it, or why it is off (its credentials are not set).
+        Called once per process: the sender holds the process's connections."""
+        ...
+
 
 class Plain:
     """A channel of plain texts: no buttons, no holding, no merging, every text as written. What an
@@ -182,3 +211,9 @@ class Plain:
 
     def held_line(self, notice: Notice) -> str | None:
         return None
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        return {}  # a test brings its own policy
+
+    def outbound(self, settings: Settings) -> Outbound:
+        return Outbound(None, off=f"{self.name} has no sender of its own")
