@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Notice, Outbound
+from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
 from service.channels.sms import gsm7, presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -88,6 +88,16 @@ class Sms:
                               messaging_service_sid=settings.TWILIO_MESSAGING_SERVICE_SID,
                               api_url=settings.TWILIO_API_URL, status_callback=callback)
         return Outbound(sender, sender.sender_id)
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        from service.channels.sms import webhook  # FastAPI: only where the routes are served
+
+        return webhook.off(settings)
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        from service.channels.sms.webhook import SmsWebhook
+
+        return SmsWebhook(hub)
 
 
 CHANNEL = Sms()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Notice, Outbound
+from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
 from service.channels.telegram import presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -85,6 +85,16 @@ class Telegram:
 
         sender = TelegramSender(settings.TELEGRAM_BOT_TOKEN, api_url=settings.TELEGRAM_API_URL)
         return Outbound(sender, sender.bot_id)
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        from service.channels.telegram import webhook  # FastAPI: only where the routes are served
+
+        return webhook.off(settings)
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        from service.channels.telegram.webhook import TelegramWebhook
+
+        return TelegramWebhook(hub)
 
 
 CHANNEL = Telegram()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from service.channels.base import Buttons, Notice, Outbound
+from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
 from service.delivery.limiter import Rate, Rule
 from service.settings import Settings
 
@@ -69,6 +69,12 @@ class Console:
         from .sender import ConsoleSender
 
         return Outbound(ConsoleSender())
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        return None
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        return None  # lines come in by ``inbound.type_line``, not over HTTP
 
 
 CHANNEL = Console()
