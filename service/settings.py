@@ -16,8 +16,8 @@ DEFAULT_DB = Path("var") / "lupus.db"
 TELEGRAM_PER_SECOND = 28.0
 """Telegram's ~30 a second per bot, less a margin: sends booked back to back by several processes
 arrive bunched when a machine stalls, and at 29 the stand-in's one-second window saw 31 (5 answers
-of 429 in 3,000 at 29.0 a second, `bench/fanout`, 30 Nov 2026). Here, and not in the limiter that
-uses it, so that the settings depend on nothing else of the service."""
+of 429 in 3,000 at 29.0 a second, `bench/fanout`, 30 Nov 2026). Here, and not in the Telegram
+channel's rules that use it, so that the settings depend on nothing else of the service."""
 
 
 def redis_tls_options(url: str | None) -> dict[str, object]:

@@ -1,7 +1,9 @@
-"""The web app: Telegram's webhook, Twilio's SMS webhook and delivery reports, health, a home page.
+"""The web app: the webhooks of every registered channel (Telegram's, Twilio's SMS and delivery
+reports), health, a home page.
 
-Each webhook route authenticates, parses the request into one command text, and makes one call
-of the application service; no rules live here.
+Each channel brings its own webhook routes (``Channel.webhook``): each authenticates, parses the
+request into one command text, and makes one call of the application service through the app
+(``Web``, the channel's ``Hub``); no rules live in them, and no code here names a channel.
 
 Why the service is called before the webhook is answered (and not after, from a queue): the call
 is one short transaction, and a 200 then means the message is committed (its update_id or
@@ -14,24 +16,16 @@ repeat delivery is dropped by the inbound log; out-of-order updates are fine (ea
 command). Replies go through the outbox, never in the webhook's answer, so they are rate
 limited, retried and opt-out aware like everything else; only a button tap is answered in the
 response itself (answerCallbackQuery, as the Bot API allows), which costs no request.
-
-python-telegram-bot's custom-webhook pattern, without its object tree for the update: the few
-fields a command needs are read from the JSON (``channels.telegram.inbound.incoming``); an ``Application``
-built without an updater is initialized (one getMe, for the bot's username in t.me links) on the
-first update that needs it, never at import.
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import hmac
 import logging
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -40,16 +34,14 @@ from starlette.concurrency import run_in_threadpool
 
 from service import metrics
 from service.app import AfterCommit, Service
-from service.channels.base import Incoming
-from service.channels.sms import inbound as sms
-from service.channels.telegram import inbound as telegram
+from service.channels import CHANNELS
+from service.channels.base import Incoming, Webhook
 from service.db import is_sqlite, make_engine
 from service.group_commit import GroupCommit
 from service.health import liveness
 from service.logging import configure as configure_logging
 from service.reporting import init_sentry
 from service.settings import Settings, get_settings, redis_tls_options
-from service.web_openapi import TELEGRAM_WEBHOOK, TWILIO_SMS, TWILIO_STATUS
 
 log = logging.getLogger(__name__)
 # Connections of one web process (Settings.db_pool): a command holds one for one short transaction,
@@ -58,10 +50,6 @@ log = logging.getLogger(__name__)
 # requests in flight, opens and closes an overflow connection every 20 or so commands (a backend
 # started each time), and a few threads on as few connections serve a fraction of the commands a
 # second that 40 threads do. Several processes share WEB_DB_CONNECTIONS (the runbook's budget).
-UPDATE_ROUTES = {"/telegram/webhook": "telegram", "/sms/twilio": "sms"}
-MAX_BODY = 64 * 1024
-"""Telegram's updates and Twilio's forms are a few kilobytes; anything far bigger is not theirs."""
-TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 HOME = """<!doctype html><html><head><meta charset="utf-8"><title>Lupus by Message</title></head>
 <body><h1>Lupus by Message</h1><p>A moderator bot for Lupus in Tabula (Werewolf), played slowly by
 Telegram and SMS. Write <code>help</code> to the bot to begin. Health: <a href="/healthz">/healthz</a>.</p>
@@ -70,38 +58,11 @@ Telegram and SMS. Write <code>help</code> to the bot to begin. Health: <a href="
 
 def channels(settings: Settings) -> dict[str, dict[str, Any]]:
     """Which channels are on, and why one is off (a channel without credentials is simply off)."""
-    tg_missing = [n for n in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET") if not getattr(settings, n)]
-    sms_missing = [n for n in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, n)]
-    if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
-        sms_missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
-
-    def state(missing: list[str]) -> dict[str, Any]:
-        return {"on": True} if not missing else {"on": False, "why": " and ".join(missing) + " not set"}
-
-    return {"telegram": state(tg_missing), "sms": state(sms_missing)}
-
-
-async def read_body(request: Request, content_type: str) -> bytes:
-    """The body, refused early if it is too big (413) or not of the type the sender sends (415)."""
-    length = request.headers.get("content-length", "")
-    if length.isdecimal() and int(length) > MAX_BODY:  # not isdigit: int("²") fails
-        raise HTTPException(413, "request body too large")
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() != content_type:
-        raise HTTPException(415, f"expected {content_type}")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, "request body too large")
-    return bytes(body)
-
-
-def parse_form(body: bytes) -> dict[str, str]:
-    try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body))
-    except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, "malformed form") from None
-    return dict(pairs)
+    out: dict[str, dict[str, Any]] = {}
+    for channel in CHANNELS.values():
+        why = channel.webhook_off(settings)
+        out[channel.name] = {"on": True} if why is None else {"on": False, "why": why}
+    return out
 
 
 def settle_heap() -> None:
@@ -119,27 +80,23 @@ def settle_heap() -> None:
 
 
 class Web:
-    """What the routes share: the settings, the service (made on first use) and the Telegram app."""
+    """What the routes share (each channel's ``Hub``): the settings, the service (made on first use)
+    and the commands committed together; and each registered channel's webhook (``webhooks``)."""
 
     def __init__(self, settings: Settings, service: Service | None, after_commit: AfterCommit | None = None) -> None:
         self.settings = settings
         self._service = service
         self._after_commit = after_commit
-        self._tg_app: Any = None
-        self._tg_lock = asyncio.Lock()
-        self._tg_next_try = 0.0
         self._settled = service is not None  # a test's app (it brings its service) is left alone
         self.inbound: GroupCommit[Incoming, list[str]] = GroupCommit(self._handle_many)
-        """Telegram's messages, committed together when they come together (``service.group_commit``)."""
+        """Messages committed together when they come together (``service.group_commit``)."""
+        self.webhooks: dict[str, Webhook] = {
+            channel.name: hook for channel in CHANNELS.values() if (hook := channel.webhook(self)) is not None}
 
     def _handle_many(self, messages: list[Incoming]) -> list[list[str] | Exception]:
         out = self.service.handle_inbound_many(messages)
         self.first_command_done()
         return out
-
-    def handle_sms(self, form: dict[str, str]) -> None:
-        sms.handle(self.service, form)
-        self.first_command_done()
 
     def first_command_done(self) -> None:
         """After a command, in the command's thread: the heap is settled once (``settle_heap``)."""
@@ -159,61 +116,23 @@ class Web:
                 self._service.after_commit = self._after_commit
         return self._service
 
-    def telegram_app(self) -> Any:
-        if self._tg_app is None:
-            from telegram.ext import Application
-
-            from service.channels.telegram.sender import bot_base_url
-
-            self._tg_app = (Application.builder().token(self.settings.TELEGRAM_BOT_TOKEN or "")
-                            .base_url(bot_base_url(self.settings.TELEGRAM_API_URL)).updater(None).build())
-        return self._tg_app
-
-    async def bot_username(self) -> str | None:
-        """The bot's username, from one getMe on first need (retried at most once a minute)."""
-        if self.service.telegram_bot:
-            return self.service.telegram_bot
-        async with self._tg_lock:
-            if self.service.telegram_bot or time.monotonic() < self._tg_next_try:
-                return self.service.telegram_bot
-            app = self.telegram_app()
-            try:
-                await app.initialize()
-                self.service.telegram_bot = app.bot.username
-            except Exception as e:  # Telegram unreachable: texts say "a private chat with me" meanwhile
-                log.warning("telegram getMe failed: %s", e)
-                self._tg_next_try = time.monotonic() + 60
-        return self.service.telegram_bot
-
     async def close(self) -> None:
-        """At shutdown: the Telegram app's connection pool (if it was ever initialized)."""
-        if self._tg_app is not None:
-            await self._tg_app.shutdown()
-
-    async def twilio_form(self, request: Request) -> dict[str, str]:
-        if not channels(self.settings)["sms"]["on"]:
-            raise HTTPException(404, "SMS is off")
-        form = parse_form(await read_body(request, "application/x-www-form-urlencoded"))
-        # Signed over the URL Twilio called: rebuilt from PUBLIC_URL, with the query string as sent.
-        url = self.settings.PUBLIC_URL.rstrip("/") + request.url.path
-        if request.url.query:
-            url += "?" + request.url.query
-        if not sms.signed(url, form, request.headers.get("x-twilio-signature", ""), self.settings.TWILIO_AUTH_TOKEN):
-            raise HTTPException(403, "bad signature")
-        if not sms.from_account(form, self.settings.TWILIO_ACCOUNT_SID):
-            raise HTTPException(403, "another account")
-        return sms.cleaned(form)
+        """At shutdown: what each channel's webhook holds (Telegram's app and its connection pool)."""
+        for hook in self.webhooks.values():
+            await hook.close()
 
 
 class CountUpdates:
     """ASGI middleware: each platform's webhook calls, by channel and the status they were answered
-    (``lupus_updates_received_total``). Pure ASGI, so the webhooks pay a dictionary look-up."""
+    (``lupus_updates_received_total``). Pure ASGI, so the webhooks pay a dictionary look-up.
+    ``routes``: which channel each path that brings updates is (``Webhook.updates``)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, routes: Mapping[str, str]) -> None:
         self.app = app
+        self.routes = dict(routes)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        channel = UPDATE_ROUTES.get(scope.get("path", "")) if scope["type"] == "http" else None
+        channel = self.routes.get(scope.get("path", "")) if scope["type"] == "http" else None
         if channel is None:
             return await self.app(scope, receive, send)
 
@@ -327,43 +246,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
 
         return Response(await run_in_threadpool(read), media_type=metrics.CONTENT_TYPE_LATEST)
 
-    @app.post("/telegram/webhook", openapi_extra=TELEGRAM_WEBHOOK)
-    async def telegram_webhook(request: Request) -> JSONResponse:
-        if not channels(cfg)["telegram"]["on"]:
-            raise HTTPException(404, "Telegram is off")
-        if not telegram.authentic(request.headers.get("x-telegram-bot-api-secret-token", ""),
-                                  cfg.TELEGRAM_WEBHOOK_SECRET):
-            raise HTTPException(403, "bad secret")
-        body = await read_body(request, "application/json")
-        try:
-            item = telegram.incoming(telegram.update_of(body), await web.bot_username())
-        except telegram.NotJson:
-            raise HTTPException(400, "malformed JSON") from None
-        except telegram.NotAnUpdate:
-            raise HTTPException(400, "not a Telegram update") from None
-        replies: list[str] = []
-        if item is not None and not item.unusable:
-            replies = await web.inbound(item)
-        return JSONResponse(telegram.webhook_answer(item, replies))
-
-    @app.post("/sms/twilio", openapi_extra=TWILIO_SMS)
-    async def twilio_sms(request: Request) -> Response:
-        form = await web.twilio_form(request)
-        if not form.get("MessageSid") or not form.get("From"):
-            raise HTTPException(400, "not an incoming message")
-        await run_in_threadpool(web.handle_sms, form)
-        return Response(TWIML_EMPTY, media_type="text/xml")
-
-    @app.post("/sms/twilio/status", openapi_extra=TWILIO_STATUS)
-    async def twilio_status(request: Request) -> Response:
-        form = await web.twilio_form(request)
-        key = (request.query_params.get("key") or "").replace("\x00", "")
-        if not key or not form.get("MessageSid"):
-            raise HTTPException(400, "not a status callback")
-        await run_in_threadpool(sms.record_status, web.service, key, form)
-        return Response(status_code=204)
-
-    app.add_middleware(CountUpdates)
+    for hook in web.webhooks.values():
+        app.include_router(hook.router)
+    routes = {path: name for name, hook in web.webhooks.items() for path in hook.updates}
+    app.add_middleware(CountUpdates, routes=routes)
     return app
 
 

@@ -1,5 +1,5 @@
-"""What one worker process holds: the application service and its delivery (one TelegramSender and
-one TwilioSender per process, made when the process starts and closed when it stops).
+"""What one worker process holds: the application service and its delivery (one sender per
+configured channel, made when the process starts and closed when it stops).
 
 Tasks reach them through `service()` and `delivery()`; both are built lazily, so a task also works
 in a process Celery did not start (tests, `celery call`). `clock` is the service's idea of now: the
@@ -48,15 +48,7 @@ def service() -> Service:
 def delivery() -> Delivery:
     global _delivery
     if _delivery is None:
-        cfg = settings()
-        _delivery = make_delivery(
-            telegram_bot_token=cfg.TELEGRAM_BOT_TOKEN, telegram_api_url=cfg.TELEGRAM_API_URL,
-            twilio_account_sid=cfg.TWILIO_ACCOUNT_SID, twilio_auth_token=cfg.TWILIO_AUTH_TOKEN,
-            twilio_from_number=cfg.TWILIO_FROM_NUMBER,
-            twilio_messaging_service_sid=cfg.TWILIO_MESSAGING_SERVICE_SID, twilio_api_url=cfg.TWILIO_API_URL,
-            public_url=cfg.PUBLIC_URL, redis_url=cfg.REDIS_URL,
-            redis_options=redis_tls_options(cfg.REDIS_URL),
-            telegram_per_second=cfg.TELEGRAM_PER_SECOND, sms_segments_per_second=cfg.SMS_SEGMENTS_PER_SECOND)
+        _delivery = make_delivery(settings())
         from service.metrics import Metered
 
         _delivery.senders = {name: Metered(sender) for name, sender in _delivery.senders.items()}

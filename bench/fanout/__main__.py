@@ -55,6 +55,7 @@ from service.models import Identity, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
+from service.settings import Settings
 from tests.delivery.mixed import check_order, decided
 
 ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -66,9 +67,9 @@ def work(url: str, tg: str, tw: str, sid: str, auth: str, redis_url: str, concur
          ready: Any, closed: Any, until: float) -> None:
     configure(level=logging.WARNING)  # not a line per claim and per HTTP request
     db = make_engine(url)
-    d = make_delivery(telegram_bot_token=TOKEN, telegram_api_url=tg, twilio_account_sid=sid,
-                      twilio_auth_token=auth, twilio_from_number=FROM, twilio_api_url=tw,
-                      redis_url=redis_url, sms_segments_per_second=sms_rate)
+    d = make_delivery(Settings(_env_file=None, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_URL=tg,  # type: ignore[call-arg]
+                               TWILIO_ACCOUNT_SID=sid, TWILIO_AUTH_TOKEN=auth, TWILIO_FROM_NUMBER=FROM,
+                               TWILIO_API_URL=tw, REDIS_URL=redis_url, SMS_SEGMENTS_PER_SECOND=sms_rate))
     try:
         deliver(db, d.senders, d.limiter, budget=1)  # the senders set up (the bot's getMe) before the closes
         ready.release()

@@ -1,7 +1,9 @@
 """The channels: one package each (``telegram``, ``sms``), holding its inbound parsing and
-authentication, its presentation and its sender, behind ``base.Channel``. The core asks a reader's
-channel how a notice looks (``of``); a new channel is one package and one line in ``CHANNELS``
-(or ``register``, as the tests' console channel does)."""
+authentication (its webhook routes), its presentation, its sender and its rate rules, behind
+``base.Channel``. The core asks a reader's channel how a notice looks (``channel``); the delivery
+(``service.delivery.wiring``) and the web app (``service.web``) loop over ``CHANNELS`` for the
+senders, the rules and the routes. A new channel is one package and one line in ``CHANNELS`` (or
+``register``, as the tests' console channel does)."""
 
 from __future__ import annotations
 

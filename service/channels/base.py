@@ -1,19 +1,26 @@
 """What the core and a channel say to each other: one message in (``Incoming``), one notice out
 (``Notice``), and the small ``Channel`` protocol the core asks how a notice looks on its way to
-one reader of that channel (held or sent now, folded, merged, numbered, given buttons).
+one reader of that channel (held or sent now, folded, merged, numbered, given buttons), and the
+deployment what the channel makes of its settings (its sender, its rate limits, its webhook:
+``Hub`` is what the web app lends a channel's routes, ``Webhook`` what it mounts of them).
 
 The game's use cases decide what each reader must learn; the reader's channel decides how it looks.
-Nothing here imports the rest of the service, so every layer may import it.
+Nothing here imports the rest of the service but for its types, so every layer may import it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from fastapi import APIRouter
+
+    from service.delivery.limiter import Rule
+    from service.delivery.senders import Sender
     from service.models import Identity
+    from service.settings import Settings
 
 Buttons = list[list[dict[str, str]]]
 
@@ -70,6 +77,57 @@ class Notice:
     key: str
     data: Mapping[str, Any]
     audience: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """What a deployment's settings make of one channel's sending (``Channel.outbound``): its sender,
+    and whose channel-wide rate budget its sends spend (``budget``: the bot, the sender number; two
+    deployments that share a Redis with different bots must not share one). Without a sender the
+    channel is off in this process, and ``off`` says why (its credentials are not set)."""
+
+    sender: Sender | None
+    budget: str = "default"
+    off: str = ""
+
+
+class Hub(Protocol):
+    """What the web app lends a channel's webhook routes (``service.web.Web``)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def service(self) -> Any:
+        """The application service, made on first use. A channel names what it uses of it by a
+        protocol of its own, so that it need not import the use cases above it."""
+        ...
+
+    @property
+    def inbound(self) -> Callable[[Incoming], Awaitable[list[str]]]:
+        """Hand one message to the service, committed with those that come at the same moment; its
+        replies."""
+        ...
+
+    def first_command_done(self) -> None:
+        """A command ran, in this thread (the web process settles its heap after the first)."""
+        ...
+
+
+class Webhook(Protocol):
+    """A channel's webhook routes, as the web app mounts them."""
+
+    @property
+    def router(self) -> APIRouter: ...
+
+    @property
+    def updates(self) -> Collection[str]:
+        """The paths whose calls bring messages (counted per channel: ``lupus_updates_received_total``)."""
+        ...
+
+    async def close(self) -> None:
+        """At shutdown: what the routes hold (a connection pool)."""
+        ...
 
 
 class Channel(Protocol):
@@ -138,6 +196,28 @@ class Channel(Protocol):
         """A held notice as one short item of the summary, or None: the item is its whole text."""
         ...
 
+    # What a deployment makes of the channel, from the one settings object (each channel reads the
+    # settings it needs): ``service.delivery.wiring`` loops over the registered channels.
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        """The rate limits its sends keep, for each kind of chat (``private``, ``group``: ``group``
+        above), each inside what its platform enforces."""
+        ...
+
+    def outbound(self, settings: Settings) -> Outbound:
+        """Its sender as ``settings`` configure it, or why it is off (its credentials are not set).
+        Called once per process: the sender holds the process's connections."""
+        ...
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        """Why its webhook takes nothing as ``settings`` configure it (its routes answer 404), or
+        None: it is on. ``/healthz`` says it for every registered channel."""
+        ...
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        """Its webhook routes, for the web app to mount (None: nothing comes to it over HTTP)."""
+        ...
+
 
 class Plain:
     """A channel of plain texts: no buttons, no holding, no merging, every text as written. What an
@@ -181,4 +261,16 @@ class Plain:
         return False
 
     def held_line(self, notice: Notice) -> str | None:
+        return None
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        return {}  # a test brings its own policy
+
+    def outbound(self, settings: Settings) -> Outbound:
+        return Outbound(None, off=f"{self.name} has no sender of its own")
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        return None
+
+    def webhook(self, hub: Hub) -> Webhook | None:
         return None

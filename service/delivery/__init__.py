@@ -2,7 +2,7 @@
 
 How the worker is meant to put them together for one outbox row (texts in, one attempt out):
 
-    sender = senders[channel]                     # TelegramSender / TwilioSender / RecordingSender
+    sender = senders[channel]                     # the channel's own sender, or a RecordingSender
     wait = limiter.try_acquire(sender.channel, chat_kind, address, cost=sender.cost(text))
     if wait:                                      # not now: defer this row (and the rows behind it)
         raise RetryLater(wait)
@@ -12,7 +12,7 @@ How the worker is meant to put them together for one outbox row (texts in, one a
     TRANSIENT   -> TransientError (the base task backs off)
     PERMANENT   -> mark the recipient unreachable (result.reason) and tell the host; never retry
 
-The limiter's channel-wide budgets belong to a bot or a sender number: build it with
-`channel_ids={"telegram": telegram_sender.bot_id, "sms": twilio_sender.sender_id}` (the senders of
-`service.channels.telegram.sender` and `service.channels.sms.sender`).
+Each registered channel says its own rate rules and makes its own sender from the settings
+(`Channel.rules`, `Channel.outbound`); `wiring.make_delivery` puts them together, the limiter's
+channel-wide budgets keyed by whose they are (the bot, the sender number).
 """

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from service.channels import channel as channel_of
-from service.channels.telegram import TELEGRAM_MAX
 from service.delivery.rows import Row, chat_kind
 from service.delivery.senders import Keyboard
 
@@ -27,16 +26,17 @@ class Batch:
     items: tuple[int, ...]
 
 
-def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int = TELEGRAM_MAX,
+def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int | None = None,
           sep: str = "\n\n") -> list[Batch]:
-    """Merge consecutive queued texts, in order, into as few messages as fit in `max_len`. A text
-    with buttons closes its batch (the buttons stay under the text they belong to); a text that is
-    too long on its own travels alone (split it with `split` first)."""
+    """Merge consecutive queued texts, in order, into as few messages as fit in `max_len` (None: a
+    channel with no limit of ours). A text with buttons closes its batch (the buttons stay under the
+    text they belong to); a text that is too long on its own travels alone (split it with `split`
+    first)."""
     batches: list[Batch] = []
     text, items = "", list[int]()  # the open batch
     for i, (body, buttons) in enumerate(queued):
         joined = f"{text}{sep}{body}" if items else body
-        if items and len(joined) > max_len:
+        if items and max_len is not None and len(joined) > max_len:
             batches.append(Batch(text, None, tuple(items)))
             text, items = body, [i]
         else:
@@ -49,7 +49,7 @@ def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int = TELEGRAM
     return batches
 
 
-def split(text: str, max_len: int = TELEGRAM_MAX) -> list[str]:
+def split(text: str, max_len: int) -> list[str]:
     """`text` in pieces of at most `max_len` characters, cut at the last paragraph break, else line
     break, else space that fits; a single word longer than `max_len` is cut where it must be."""
     if max_len < 1:
@@ -114,7 +114,7 @@ def sends(rows: Sequence[Row], prepare: Callable[[str], str] | None = None) -> l
             run.append(send)
             continue
         if run:
-            batches = merge([(x.text, x.buttons) for x in run], limit or TELEGRAM_MAX)
+            batches = merge([(x.text, x.buttons) for x in run], limit)
             merged += [Send(b.text, b.buttons, [r for i in b.items for r in run[i].rows]) for b in batches]
             run = []
         if send is not None:

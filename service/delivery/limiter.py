@@ -9,7 +9,8 @@ of a token bucket (one timestamp per key), checks every key of a send and charge
 atomic step on the Redis server's clock, so processes on different machines agree.
 
 A GCRA with sustained rate r and burst b lets through at most about b + r*W sends in any window of W
-seconds; the defaults are set so that this stays under what Telegram enforces (see `DEFAULT_POLICY`).
+seconds; each channel sets its rules so that this stays under what its platform enforces (Telegram's
+in `service.channels.telegram`, Twilio's in `service.channels.sms`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
-
-from service.settings import TELEGRAM_PER_SECOND  # the default, and why
 
 Scope = Literal["channel", "address"]
 
@@ -52,35 +51,9 @@ class Rule:
 
 
 Policy = Mapping[tuple[str, str], Sequence[Rule]]
+"""The rules of each (channel, chat kind): what each registered channel says of its own
+(``Channel.rules``), put together by ``service.delivery.wiring.make_policy``."""
 
-
-def make_policy(*, telegram_per_second: float = TELEGRAM_PER_SECOND, sms_segments_per_second: float = 1.0) -> Policy:
-    """The limits of each (channel, chat kind), each inside Telegram's with room to spare: the
-    platform counts texts as they arrive, and the network delays some sends more than others, so a
-    policy equal to the platform's own limit is refused whenever the first texts of a burst arrive
-    a little late and the next one on time (``service.sandbox.fake_telegram`` answers as Telegram
-    does; ``tests/delivery/test_stand_in_limits.py``).
-
-    Telegram: ~30 a second per bot (28 sustained, no burst, so that any one-second window holds at
-    most ~30 even with network jitter). A private chat: one a second after a burst of 2, where
-    Telegram lets a burst of 3 through and refuses a fourth text less than a second after them;
-    the text kept spare absorbs up to a second of difference between two sends' delays. A group:
-    20 a minute, here 15 a minute with a burst of 3, at most 18 in any minute. (What queues for a
-    group goes merged, so a group rarely needs more.) SMS: per sender number (a long code sends
-    about one segment a second; a short code or a messaging service with many numbers can be
-    configured faster), charged per segment.
-    """
-    bot = Rule("channel", Rate(telegram_per_second, 1.0))
-    sms = [Rule("channel", Rate(sms_segments_per_second, 1.0))]
-    return {
-        ("telegram", "private"): [bot, Rule("address", Rate(1, 1.0, burst=2))],
-        ("telegram", "group"): [bot, Rule("address", Rate(15, 60.0, burst=3))],
-        ("sms", "private"): sms,
-        ("sms", "group"): sms,
-    }
-
-
-DEFAULT_POLICY = make_policy()
 REBOOK_WITHIN = 3600.0  # seconds: how far ahead `rebook` may place a slot (in effect, always granted)
 
 
@@ -110,7 +83,7 @@ class Limiter(Protocol):
 
 
 class _Base:
-    def __init__(self, policy: Policy = DEFAULT_POLICY, *, channel_ids: Mapping[str, str] | None = None):
+    def __init__(self, policy: Policy, *, channel_ids: Mapping[str, str] | None = None):
         self.policy = policy
         # Whose budget a channel-wide limit is: the bot's id, the sender number. Two deployments
         # sharing a Redis with different bots must not share a budget.
@@ -167,7 +140,7 @@ class MemoryLimiter(_Base):
 
     def __init__(
         self,
-        policy: Policy = DEFAULT_POLICY,
+        policy: Policy,
         *,
         channel_ids: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -246,7 +219,7 @@ class RedisLimiter(_Base):
     def __init__(
         self,
         client: Any,
-        policy: Policy = DEFAULT_POLICY,
+        policy: Policy,
         *,
         channel_ids: Mapping[str, str] | None = None,
         prefix: str = "lupus:rl",
@@ -282,7 +255,7 @@ class RedisLimiter(_Base):
 
 def make_limiter(
     redis_url: str | None,
-    policy: Policy = DEFAULT_POLICY,
+    policy: Policy,
     *,
     channel_ids: Mapping[str, str] | None = None,
     redis_options: Mapping[str, Any] | None = None,

@@ -79,7 +79,7 @@ class SendResult:
 
 
 class Sender(Protocol):
-    channel: str  # "telegram" or "sms": the limiter's and the player's channel name
+    channel: str  # the name of its channel (`Channel.name`): the limiter's and the player's
 
     def cost(self, text: str) -> int:
         """What sending `text` spends of the rate limit: 1 message, or its SMS segments."""

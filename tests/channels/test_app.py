@@ -143,7 +143,7 @@ def test_the_app_starts_and_stops_with_its_lifespan(stack: Stack) -> None:
         r = client.post("/telegram/webhook", json=text_update(telegram_user(77, "Zed"), "/start"),
                         headers=telegram_headers(SECRET))
         assert r.status_code == 200
-        assert app.state.web.telegram_app().bot.username == "lupus_sandbox_bot"
+        assert app.state.web.webhooks["telegram"].application().bot.username == "lupus_sandbox_bot"
 
 
 @pytest.mark.postgres

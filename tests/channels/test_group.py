@@ -11,7 +11,8 @@ from sqlmodel import Session, col, select
 import engine
 from engine import Phase
 from service.delivery.dispatch import Report, deliver
-from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
+from service.delivery.limiter import MemoryLimiter, Rate, Rule
+from service.delivery.wiring import DEFAULT_POLICY
 from service.failures import tell_hosts_mute_refused
 from service.ghosts import OPTION
 from service.models import Identity, Outbox

@@ -13,8 +13,9 @@ from sqlmodel import Session
 
 from service.channels.recording import RecordingSender
 from service.delivery.dispatch import Report, deliver
-from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
+from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.senders import PermanentReason, SendResult
+from service.delivery.wiring import DEFAULT_POLICY
 from service.failures import recent, tell_hosts_lost
 from service.models import Identity
 

@@ -8,15 +8,9 @@ from typing import Any
 
 import pytest
 
-from service.delivery.limiter import (
-    DEFAULT_POLICY,
-    MemoryLimiter,
-    Rate,
-    RedisLimiter,
-    Rule,
-    make_limiter,
-    make_policy,
-)
+from service.delivery.limiter import MemoryLimiter, Policy, Rate, RedisLimiter, Rule, make_limiter
+from service.delivery.wiring import DEFAULT_POLICY, make_policy
+from service.settings import Settings
 
 from .conftest import REDIS_URL
 
@@ -60,11 +54,16 @@ def grants(limiter, n, *args, clock=None, step=0.0, **kw):
     return granted
 
 
+def with_settings(**settings: Any) -> Policy:
+    """The registered channels' limits with these settings, the others at their defaults."""
+    return make_policy(Settings.model_construct(**settings))
+
+
 BOT_GAP = 1 / 28 + 0.001  # enough for the bot-wide limit, far too little for a chat's
 
 
 def test_a_private_chat_gets_its_burst_then_one_a_second(make):
-    # A burst of 2, one under Telegram's 3: see make_policy.
+    # A burst of 2, one under Telegram's 3: see the Telegram channel's rules.
     lim, clock = make(), make.clock
     t0 = clock.t
     assert grants(lim, 10, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 2
@@ -79,7 +78,7 @@ def test_a_private_chat_gets_its_burst_then_one_a_second(make):
 
 
 def test_the_bot_wide_limit_caps_all_chats_together(make):
-    lim = make(make_policy(telegram_per_second=30))
+    lim = make(with_settings(TELEGRAM_PER_SECOND=30))
     sent = sum(grants(lim, 1, "telegram", "private", str(chat)) for chat in range(100))
     assert sent == 1  # no bot-wide burst: one now, the next after 1/30 s
     for _ in range(30):
@@ -105,7 +104,7 @@ def test_slots_booked_ahead_come_one_after_the_other_and_keep_every_limit(make):
     # Two processes booking up to a quarter second ahead, asking at random moments: every slot of
     # the bot-wide limit is used in turn (none lost while nobody asked), never two closer than it
     # allows, and a chat's own limit holds from the slot it was given.
-    lim, clock = make(make_policy(telegram_per_second=30)), make.clock
+    lim, clock = make(with_settings(TELEGRAM_PER_SECOND=30)), make.clock
     t0, slots, chats, refused = clock.t, [], [], 0
     # Redis expires its keys by the real clock, a second or so after their last slot: fewer asks
     # there, so that a loaded machine cannot take that long over them.
@@ -130,7 +129,7 @@ def test_slots_booked_ahead_come_one_after_the_other_and_keep_every_limit(make):
 
 
 def test_a_refused_booking_charges_nothing_and_says_when_a_slot_comes_within_reach(make):
-    lim, clock = make(make_policy(telegram_per_second=10)), make.clock
+    lim, clock = make(with_settings(TELEGRAM_PER_SECOND=10)), make.clock
     assert lim.reserve("telegram", "private", "1", within=0.25) == (True, 0.0)
     assert lim.reserve("telegram", "private", "2", within=0.25) == (True, pytest.approx(0.1, abs=0.002))
     assert lim.reserve("telegram", "private", "3", within=0.25) == (True, pytest.approx(0.2, abs=0.002))
@@ -186,11 +185,11 @@ def test_unknown_channel_or_kind_is_an_error(make):
 @pytest.mark.redis
 def test_two_redis_limiters_share_one_budget(redis_db):
     clock = Clock()
-    a, b = (RedisLimiter(redis_db, clock=clock) for _ in range(2))
+    a, b = (RedisLimiter(redis_db, DEFAULT_POLICY, clock=clock) for _ in range(2))
     assert grants(a, 1, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
     assert grants(b, 5, "telegram", "private", "42", clock=clock, step=BOT_GAP) == 1
     # Memory limiters, by design, do not share (that is what REDIS_URL is for).
-    m1, m2 = MemoryLimiter(clock=clock), MemoryLimiter(clock=clock)
+    m1, m2 = MemoryLimiter(DEFAULT_POLICY, clock=clock), MemoryLimiter(DEFAULT_POLICY, clock=clock)
     assert grants(m1, 1, "telegram", "private", "1") + grants(m2, 1, "telegram", "private", "1") == 2
 
 
@@ -206,14 +205,14 @@ def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_db):
 
 @pytest.mark.redis
 def test_make_limiter_picks_by_url(redis_db):
-    assert isinstance(make_limiter(None), MemoryLimiter)
-    assert isinstance(make_limiter(REDIS_URL), RedisLimiter)
+    assert isinstance(make_limiter(None, DEFAULT_POLICY), MemoryLimiter)
+    assert isinstance(make_limiter(REDIS_URL, DEFAULT_POLICY), RedisLimiter)
 
 
 def test_a_send_that_missed_its_slot_takes_the_next_free_one_of_the_bot(make):
     # A send woke up late: its chat was charged already, so only the bot-wide limit is booked again,
     # behind what others booked meanwhile, and always granted however far that is.
-    lim, clock = make(make_policy(telegram_per_second=10)), make.clock
+    lim, clock = make(with_settings(TELEGRAM_PER_SECOND=10)), make.clock
     assert lim.reserve("telegram", "private", "1", within=0.25) == (True, 0.0)
     assert lim.reserve("telegram", "private", "2", within=0.25) == (True, pytest.approx(0.1, abs=0.002))
     assert lim.rebook("telegram", "private", "1") == pytest.approx(0.2, abs=0.002)

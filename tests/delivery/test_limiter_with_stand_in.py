@@ -13,6 +13,7 @@ import redis
 from service.channels.telegram.sender import TelegramSender
 from service.delivery.limiter import RedisLimiter
 from service.delivery.senders import SendStatus
+from service.delivery.wiring import DEFAULT_POLICY
 
 from .conftest import REDIS_URL, TOKEN
 
@@ -30,7 +31,7 @@ def test_default_limits_keep_the_stand_in_from_saying_429(fake_telegram, redis_d
 
     def worker() -> None:
         # Each thread has its own limiter object and sender: the shared state is Redis's only.
-        limiter = RedisLimiter(redis.Redis.from_url(REDIS_URL), prefix="t429:rl")
+        limiter = RedisLimiter(redis.Redis.from_url(REDIS_URL), DEFAULT_POLICY, prefix="t429:rl")
         sender = TelegramSender(TOKEN, api_url=fake_telegram.url)
         while True:
             try:

@@ -15,8 +15,8 @@ from service.channels.recording import RecordingSender
 from service.channels.sms import TWILIO_MAX
 from service.context import Ctx
 from service.db import transaction
-from service.delivery.limiter import DEFAULT_POLICY
 from service.delivery.senders import SendResult
+from service.delivery.wiring import DEFAULT_POLICY
 from service.models import Identity, Outbox, utcnow
 from service.unit import unit_of
 

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter
+from service.delivery.limiter import MemoryLimiter
+from service.delivery.wiring import DEFAULT_POLICY
 from service.sandbox.fake_telegram import FakeTelegram, TelegramLimits
 
 from .conftest import TOKEN

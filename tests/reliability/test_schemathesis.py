@@ -1,6 +1,6 @@
-"""schemathesis over the app's OpenAPI description (``service.web_openapi``): no 5xx on any request
-it generates, whether the request carries the right Telegram secret / Twilio signature (so it gets
-past the gate into the service) or whatever header it made up.
+"""schemathesis over the app's OpenAPI description (each channel's webhook routes say what they
+take): no 5xx on any request it generates, whether the request carries the right Telegram secret /
+Twilio signature (so it gets past the gate into the service) or whatever header it made up.
 
 The app serves no description; ``create_app(...).openapi()`` builds the one its routes declare.
 50 requests per operation by default (two real 5xx were found so: a

@@ -10,9 +10,10 @@ from sqlmodel import Session
 
 from service.channels.recording import RecordingSender
 from service.delivery.dispatch import LATE, _at, deliver
-from service.delivery.limiter import DEFAULT_POLICY, MemoryLimiter, Rate, Rule
+from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim
 from service.delivery.senders import PermanentReason, SendResult
+from service.delivery.wiring import DEFAULT_POLICY
 from service.models import Outbox
 from service.reminders import tell_hosts_unreachable
 

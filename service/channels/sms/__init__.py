@@ -1,19 +1,27 @@
 """The SMS channel (Twilio): ``inbound`` reads Twilio's form posts (signature, STOP and START),
 ``presentation`` and ``gsm7`` shape what an SMS reader is sent, ``sender`` sends it. ``CHANNEL``
-answers the core's questions (``service.channels.base.Channel``)."""
+answers the core's questions (``service.channels.base.Channel``): how a notice looks, and what the
+settings make of the channel (its rate limit, its sender)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Notice
+from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
 from service.channels.sms import gsm7, presentation
+from service.delivery.limiter import Rate, Rule
+
+if TYPE_CHECKING:
+    from service.settings import Settings
 
 NAME = "sms"
 MERGED = f"{NAME}.merged"
 """The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
 outbox, ``merged``, under their own keys: ``Ctx.merge_texts``)."""
 TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
+STATUS_PATH = "/sms/twilio/status"
+"""The route Twilio posts a text's delivery reports to (the sender names it for each text)."""
 
 
 class Sms:
@@ -56,6 +64,40 @@ class Sms:
 
     def held_line(self, notice: Notice) -> str | None:
         return presentation.held_line(notice.key, notice.data, notice.reader.language)
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        """Per sender number, charged per segment (``cost``): a long code sends about one segment a
+        second; a short code or a messaging service with many numbers can be configured faster
+        (``SMS_SEGMENTS_PER_SECOND``)."""
+        number = [Rule("channel", Rate(settings.SMS_SEGMENTS_PER_SECOND, 1.0))]
+        return {"private": number, "group": number}
+
+    def outbound(self, settings: Settings) -> Outbound:
+        """A sender for the Twilio account, from its number or its messaging service (whose budget
+        the sends spend), its delivery reports posted to ``PUBLIC_URL``'s status route."""
+        missing = [name for name in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, name)]
+        if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
+            missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
+        if missing:
+            return Outbound(None, off=" and ".join(missing) + (" is" if len(missing) == 1 else " are") + " not set")
+        from service.channels.sms.sender import TwilioSender  # Twilio's SDK: where one sends
+
+        callback = settings.PUBLIC_URL.rstrip("/") + STATUS_PATH if settings.PUBLIC_URL else None
+        sender = TwilioSender(settings.TWILIO_ACCOUNT_SID or "", settings.TWILIO_AUTH_TOKEN or "",
+                              from_number=settings.TWILIO_FROM_NUMBER,
+                              messaging_service_sid=settings.TWILIO_MESSAGING_SERVICE_SID,
+                              api_url=settings.TWILIO_API_URL, status_callback=callback)
+        return Outbound(sender, sender.sender_id)
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        from service.channels.sms import webhook  # FastAPI: only where the routes are served
+
+        return webhook.off(settings)
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        from service.channels.sms.webhook import SmsWebhook
+
+        return SmsWebhook(hub)
 
 
 CHANNEL = Sms()

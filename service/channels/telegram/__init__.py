@@ -1,13 +1,19 @@
 """The Telegram channel: ``inbound`` reads the webhook's updates (secret token, taps),
 ``presentation`` gives the choices buttons and keeps the "/" menu, ``sender`` calls the Bot API.
-``CHANNEL`` answers the core's questions (``service.channels.base.Channel``)."""
+``CHANNEL`` answers the core's questions (``service.channels.base.Channel``): how a notice looks,
+and what the settings make of the channel (its rate limits, its sender)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Notice
+from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
 from service.channels.telegram import presentation
+from service.delivery.limiter import Rate, Rule
+
+if TYPE_CHECKING:
+    from service.settings import Settings
 
 NAME = "telegram"
 TELEGRAM_MAX = 4096
@@ -52,6 +58,43 @@ class Telegram:
 
     def held_line(self, notice: Notice) -> str | None:
         return None
+
+    def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
+        """Each inside Telegram's with room to spare: Telegram counts texts as they arrive, and the
+        network delays some sends more than others, so a limit equal to Telegram's own is refused
+        whenever the first texts of a burst arrive a little late and the next one on time
+        (``service.sandbox.fake_telegram`` answers as Telegram does;
+        ``tests/delivery/test_stand_in_limits.py``).
+
+        The bot: ~30 a second (``TELEGRAM_PER_SECOND``, 28 sustained, no burst, so that any
+        one-second window holds at most ~30 even with network jitter). A private chat: one a second
+        after a burst of 2, where Telegram lets a burst of 3 through and refuses a fourth text less
+        than a second after them; the text kept spare absorbs up to a second of difference between
+        two sends' delays. A group: 20 a minute, here 15 a minute with a burst of 3, at most 18 in
+        any minute. (What queues for a group goes merged, so a group rarely needs more.)"""
+        bot = Rule("channel", Rate(settings.TELEGRAM_PER_SECOND, 1.0))
+        return {"private": [bot, Rule("address", Rate(1, 1.0, burst=2))],
+                "group": [bot, Rule("address", Rate(15, 60.0, burst=3))]}
+
+    def outbound(self, settings: Settings) -> Outbound:
+        """A sender for the bot ``TELEGRAM_BOT_TOKEN`` (through ``TELEGRAM_API_URL``), its budget
+        the bot's own."""
+        if not settings.TELEGRAM_BOT_TOKEN:
+            return Outbound(None, off="TELEGRAM_BOT_TOKEN is not set")
+        from service.channels.telegram.sender import TelegramSender  # python-telegram-bot: where one sends
+
+        sender = TelegramSender(settings.TELEGRAM_BOT_TOKEN, api_url=settings.TELEGRAM_API_URL)
+        return Outbound(sender, sender.bot_id)
+
+    def webhook_off(self, settings: Settings) -> str | None:
+        from service.channels.telegram import webhook  # FastAPI: only where the routes are served
+
+        return webhook.off(settings)
+
+    def webhook(self, hub: Hub) -> Webhook | None:
+        from service.channels.telegram.webhook import TelegramWebhook
+
+        return TelegramWebhook(hub)
 
 
 CHANNEL = Telegram()
