@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
+from service.channels.base import Buttons, Hub, Outbound, Plain, Webhook
 from service.channels.telegram import presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -19,16 +19,14 @@ NAME = "telegram"
 TELEGRAM_MAX = 4096
 
 
-class Telegram:
-    name = NAME
-    short = False
+class Telegram(Plain):
+    """Telegram: buttons, acts on groups, a bot that may not write first; every text as written
+    (what ``Plain`` does by default, it does too)."""
+
     buttons = True
     acts = True
     writes_first = True  # a bot may not write to a user who never opened it
     max_len: int | None = TELEGRAM_MAX
-
-    def fold(self, text: str) -> str:
-        return text
 
     def cannot_act(self, error: str) -> bool:
         return presentation.no_rights(error)
@@ -37,27 +35,9 @@ class Telegram:
         """Telegram groups have negative chat ids."""
         return address.startswith("-")
 
-    def pack(self, texts: Sequence[str]) -> list[list[int]] | None:
-        return None
-
-    def cost(self, text: str) -> int:
-        return 1
-
     def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
                  chosen: str | None = None) -> Buttons | None:
         return presentation.buttons(actions, code, lang, phase=phase, seats=seats, chosen=chosen)
-
-    def holds(self, notice: Notice, own: bool, first: bool) -> bool:
-        return False
-
-    def answered_first(self, notice: Notice) -> str | None:
-        return None
-
-    def said_next(self, notice: Notice) -> bool:
-        return False
-
-    def held_line(self, notice: Notice) -> str | None:
-        return None
 
     def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
         """Each inside Telegram's with room to spare: Telegram counts texts as they arrive, and the
@@ -97,4 +77,4 @@ class Telegram:
         return TelegramWebhook(hub)
 
 
-CHANNEL = Telegram()
+CHANNEL = Telegram(NAME)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
+from service.channels.base import Hub, Outbound, Plain, Webhook
 from service.delivery.limiter import Rate, Rule
 from service.settings import Settings
 
@@ -23,44 +23,12 @@ RATE = Rate(3, 1.0, burst=20)
 delivery books ahead, ``dispatch.AHEAD``, so that a frozen clock lets exactly the burst through)."""
 
 
-class Console:
-    name = NAME
-    short = False
-    buttons = False
-    acts = False
-    writes_first = False
-    max_len: int | None = None
+class Console(Plain):
+    """Plain texts (``Plain``'s defaults: no buttons, nothing held or merged), each line marked as
+    a terminal shows it, sent by its own sender under its own rate."""
 
     def fold(self, text: str) -> str:
         return "\n".join(PREFIX + line for line in text.split("\n"))
-
-    def cannot_act(self, error: str) -> bool:
-        return False
-
-    def group(self, address: str) -> bool:
-        return False
-
-    def pack(self, texts: Sequence[str]) -> list[list[int]] | None:
-        return None
-
-    def cost(self, text: str) -> int:
-        return 1
-
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
-        return None
-
-    def holds(self, notice: Notice, own: bool, first: bool) -> bool:
-        return False
-
-    def answered_first(self, notice: Notice) -> str | None:
-        return None
-
-    def said_next(self, notice: Notice) -> bool:
-        return False
-
-    def held_line(self, notice: Notice) -> str | None:
-        return None
 
     def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
         return {"private": [Rule("address", RATE)]}  # each console is one person's; it has no groups
@@ -77,4 +45,4 @@ class Console:
         return None  # lines come in by ``inbound.type_line``, not over HTTP
 
 
-CHANNEL = Console()
+CHANNEL = Console(NAME)
