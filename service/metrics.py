@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import glob
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -30,7 +29,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy import Engine, event, func
 from sqlmodel import Session, col, select
 
-from service.settings import Settings
+from service.settings import Settings, hand_down
 
 __all__ = ["CONTENT_TYPE_LATEST", "exposition"]
 
@@ -100,7 +99,7 @@ def multiprocess(settings: Settings, role: str, *, fresh: bool = True) -> Path:
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
-    os.environ[ENV] = str(folder)  # for the processes it starts, which read it as the library starts
+    hand_down(ENV, str(folder))
     _values.ValueClass = _values.MultiProcessValue()
     global _in_files
     _in_files = True

@@ -6,6 +6,7 @@ nothing but a SQLite file under ``./var``.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -188,3 +189,10 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def hand_down(name: str, value: str) -> None:
+    """Set ``name`` for the processes this one starts, where a library reads it from the environment
+    as it loads (prometheus_client's ``PROMETHEUS_MULTIPROC_DIR``, in uvicorn's workers and a Celery
+    pool's children): the one write to the environment, beside its one read here."""
+    os.environ[name] = value

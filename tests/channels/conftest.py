@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
+from engine import Phase
 from service.app import Service
 from service.channels.sms.sender import TwilioSender
 from service.channels.telegram.presentation import CHOSEN, read_button
@@ -209,3 +210,20 @@ def sms_player(stack: Stack) -> SmsPlayer:
 
 def later(stack: Stack, minutes: int) -> None:
     stack.clock.now += timedelta(minutes=minutes)
+
+
+def phase_moves(state: Any) -> list[tuple[str, str, str]]:
+    """What the mixed games' players do in a phase, as (player, verb, target): the Werewolves kill
+    the last human, the Seers look at the first Werewolf, the nominations and the ballot go to him."""
+    alive = [p for p in state.players if p in state.alive]
+    wolves = [p for p in alive if state.roles[p].value == "werewolf"]
+    humans = [p for p in alive if p not in wolves]
+    if state.phase is Phase.NIGHT:
+        return [(w, "kill", humans[-1]) for w in wolves] + [
+            (s, "see", wolves[0]) for s in alive if state.roles[s].value == "seer"]
+    if state.phase is Phase.NOMINATIONS:
+        return [(p, "vote", wolves[0] if p != wolves[0] else humans[0]) for p in alive]
+    if state.phase is Phase.BALLOT:
+        target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
+        return [(p, "vote", target) for p in alive if p not in state.suspects]
+    return []

@@ -13,7 +13,6 @@ from typing import Any, cast
 import pytest
 
 import engine
-from engine import Phase
 from service import channels
 from service.delivery.dispatch import deliver
 from service.delivery.limiter import MemoryLimiter, Policy, Rate, Rule
@@ -22,7 +21,7 @@ from service.delivery.wiring import Delivery, make_delivery, make_policy
 from tests.service.sms_shown import shown
 
 from . import console
-from .conftest import SmsPlayer, Stack, TgPlayer, later, sms_player, tg_player
+from .conftest import SmsPlayer, Stack, TgPlayer, later, phase_moves, sms_player, tg_player
 from .console.inbound import type_line
 from .console.sender import ConsoleSender
 from .test_games import GROUP, GROUP_ID, act
@@ -111,9 +110,6 @@ def test_a_console_player_plays_a_whole_game_beside_telegram_and_sms(stack: Stac
         if stack.game().status != "running":
             break
         state: Any = engine.from_json(stack.game().state or "")
-        alive = [p for p in state.players if p in state.alive]
-        wolves = [p for p in alive if state.roles[p].value == "werewolf"]
-        humans = [p for p in alive if p not in wolves]
 
         def move(name: str, verb: str, target: str) -> None:
             who = people[name]
@@ -123,19 +119,8 @@ def test_a_console_player_plays_a_whole_game_beside_telegram_and_sms(stack: Stac
             else:
                 act(who, verb, target, since.get(name, 0))
 
-        if state.phase is Phase.NIGHT:
-            for wolf in wolves:
-                move(wolf, "kill", humans[-1])
-            for seer in (p for p in alive if state.roles[p].value == "seer"):
-                move(seer, "see", wolves[0])
-        elif state.phase is Phase.NOMINATIONS:
-            for p in alive:
-                move(p, "vote", wolves[0] if p != wolves[0] else humans[0])
-        elif state.phase is Phase.BALLOT:
-            target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
-            for p in alive:
-                if p not in state.suspects:
-                    move(p, "vote", target)
+        for player, verb, target in phase_moves(state):
+            move(player, verb, target)
         deliver_all()
         since.update({n: len(stack.tg.sent(p.uid)) for n, p in people.items() if isinstance(p, TgPlayer)})
         stack.finish_phase()

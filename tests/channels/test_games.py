@@ -9,12 +9,11 @@ from typing import Any
 from sqlmodel import Session, select
 
 import engine
-from engine import Phase
 from service.models import GameEvent
 from service.sandbox import inbound
 from tests.service.sms_shown import shown
 
-from .conftest import SmsPlayer, Stack, TgPlayer, sms_player, tg_player
+from .conftest import SmsPlayer, Stack, TgPlayer, phase_moves, sms_player, tg_player
 
 GROUP_ID = -1001234567
 GROUP = inbound.telegram_chat(GROUP_ID, "Lupus by the lake")
@@ -72,9 +71,6 @@ def play_phase(stack: Stack, people: dict[str, TgPlayer | SmsPlayer], since: dic
     """One phase: every Telegram player who may act got his buttons (since his message ``since``,
     where the phase began), and everyone makes the sensible move."""
     state: Any = engine.from_json(stack.game().state or "")
-    alive = [p for p in state.players if p in state.alive]
-    wolves = [p for p in alive if state.roles[p].value == "werewolf"]
-    humans = [p for p in alive if p not in wolves]
     for name, person in people.items():
         if isinstance(person, TgPlayer):
             assert_buttons(stack, person, name, since[name])
@@ -82,19 +78,8 @@ def play_phase(stack: Stack, people: dict[str, TgPlayer | SmsPlayer], since: dic
     def move(name: str, verb: str, target: str) -> None:
         act(people[name], verb, target, since.get(name, 0))
 
-    if state.phase is Phase.NIGHT:
-        for wolf in wolves:
-            move(wolf, "kill", humans[-1])
-        for seer in (p for p in alive if state.roles[p].value == "seer"):
-            move(seer, "see", wolves[0])
-    elif state.phase is Phase.NOMINATIONS:
-        for p in alive:
-            move(p, "vote", wolves[0] if p != wolves[0] else humans[0])
-    elif state.phase is Phase.BALLOT:
-        target = wolves[0] if wolves[0] in state.suspects else state.suspects[0]
-        for p in alive:
-            if p not in state.suspects:
-                move(p, "vote", target)
+    for player, verb, target in phase_moves(state):
+        move(player, verb, target)
     stack.deliver()
     since.update({name: len(stack.tg.sent(t.uid)) for name, t in people.items() if isinstance(t, TgPlayer)})
     stack.finish_phase()

@@ -23,13 +23,22 @@ def _roles(h: Harness) -> dict[str, str]:
     return {p: r.value for p, r in h.state().roles.items()}  # type: ignore[attr-defined]
 
 
-def test_the_square_by_day_under_game_names(h: Harness) -> None:
+def _first_night_kills_a_villager(h: Harness, clear: bool = False) -> str:
+    """The game of ``NAMES`` by SMS, its first night ending with the pack's kill of a villager
+    (``clear``: the inboxes emptied before the dawn); returns the victim."""
     _game(h)
     roles = _roles(h)
-    wolves = [p for p in NAMES if roles[p] == "werewolf"]
+    wolf = next(p for p in NAMES if roles[p] == "werewolf")
     villager = next(p for p in NAMES if roles[p] == "villager")
-    h.say(PHONES[wolves[0]], f"kill {villager}")
+    h.say(PHONES[wolf], f"kill {villager}")
+    if clear:
+        h.clear()
     h.finish_phase()
+    return villager
+
+
+def test_the_square_by_day_under_game_names(h: Harness) -> None:
+    villager = _first_night_kills_a_villager(h)
     assert h.state().phase is Phase.NOMINATIONS
     speaker = next(p for p in NAMES if p != villager)
     h.clear()
@@ -150,13 +159,7 @@ def test_the_moderator_talks_to_everyone_as_moderator_in_each_language(h: Harnes
 
 
 def test_a_player_killed_at_night_is_told_he_is_a_ghost_and_what_is_left_to_him(h: Harness) -> None:
-    _game(h)
-    roles = _roles(h)
-    wolves = [p for p in NAMES if roles[p] == "werewolf"]
-    victim = next(p for p in NAMES if roles[p] == "villager")
-    h.say(PHONES[wolves[0]], f"kill {victim}")
-    h.clear()
-    h.finish_phase()
+    victim = _first_night_kills_a_villager(h, clear=True)
     told = h.inbox(PHONES[victim])
     ghost = "You are a Ghost: you may not speak, but you vote in the nominations."
     assert any(ghost in m for m in told), told

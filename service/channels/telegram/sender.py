@@ -226,11 +226,7 @@ class TelegramSender:
                 new_id = e.new_chat_id
                 self.call(lambda b: b.restrict_chat_member(new_id, user, permissions))
         except TelegramError as e:
-            result = classify(e)
-            log.info("telegram.act_failed", key=dedup_key, action=action, status=str(result.status), error=str(e))
-            if result.status is SendStatus.PERMANENT:
-                return SendResult.permanent(PermanentReason.REJECTED, str(e))
-            return result
+            return _act_failed(e, dedup_key, action)
         except TimeoutError as e:
             return SendResult.transient(f"timed out: {e}")
         return SendResult.sent()
@@ -248,11 +244,7 @@ class TelegramSender:
         except TelegramError as e:
             if _UNCHANGED.search(str(e)):
                 return SendResult.sent()
-            result = classify(e)
-            log.info("telegram.act_failed", key=dedup_key, action=KEYBOARD, status=str(result.status), error=str(e))
-            if result.status is SendStatus.PERMANENT:
-                return SendResult.permanent(PermanentReason.REJECTED, str(e))
-            return result
+            return _act_failed(e, dedup_key, KEYBOARD)
         except TimeoutError as e:
             return SendResult.transient(f"timed out: {e}")
         return SendResult.sent()
@@ -266,3 +258,13 @@ class TelegramSender:
                     loop.run(bot.shutdown(), timeout=self._timeout)
                 except (TelegramError, TimeoutError) as e:
                     log.warning("telegram.shutdown_failed", error=str(e))
+
+
+def _act_failed(e: TelegramError, dedup_key: str, action: str) -> SendResult:
+    """An act Telegram refused: what a permanent refusal is (the bot's rights, a chat that is gone)
+    is rejected, never retried; anything else is retried as a send would be."""
+    result = classify(e)
+    log.info("telegram.act_failed", key=dedup_key, action=action, status=str(result.status), error=str(e))
+    if result.status is SendStatus.PERMANENT:
+        return SendResult.permanent(PermanentReason.REJECTED, str(e))
+    return result
