@@ -18,7 +18,7 @@ from .types import Outcome, Phase, RuleSet
 class PublicView(TypedDict, total=False):
     """What everyone knows (``engine.public_view``). Every key up to ``winners`` is always there;
     all are declared optional only because readers stand ``{}`` in for the view of a game not
-    yet started (``service/room.py``, the sandbox's board)."""
+    yet started (``service/game/room.py``, the sandbox's board)."""
 
     rules: str
     status: str

@@ -53,8 +53,8 @@ app.add_typer(db_app, name="db")
 @db_app.command("upgrade")
 def db_upgrade(revision: str = typer.Argument("head", help="the revision to reach")) -> None:
     """Run the migrations on DATABASE_URL (what the release process runs)."""
-    from service.db import upgrade
     from service.settings import get_settings
+    from service.store.db import upgrade
 
     upgrade(get_settings().DATABASE_URL, revision)
     typer.echo(f"database at {revision}")
@@ -80,8 +80,8 @@ def telegram_set_webhook(
     from service.channels.telegram.inbound import ALLOWED_UPDATES
     from service.channels.telegram.presentation import MENU, menu
     from service.channels.telegram.sender import bot_base_url
-    from service.i18n import LANGUAGES
     from service.settings import get_settings
+    from service.texts.i18n import LANGUAGES
 
     cfg = get_settings()
     if not (cfg.TELEGRAM_BOT_TOKEN and cfg.TELEGRAM_WEBHOOK_SECRET):
@@ -117,10 +117,10 @@ def games() -> None:
     from sqlmodel import Session, col, func, select
 
     import engine
-    from service.db import make_engine
-    from service.i18n import zone_name
-    from service.models import Game, Seat
     from service.settings import get_settings
+    from service.store.db import make_engine
+    from service.store.models import Game, Seat
+    from service.texts.i18n import zone_name
 
     with Session(make_engine(get_settings().DATABASE_URL)) as s:
         rows = s.exec(select(Game, func.count(col(Seat.id)))
@@ -145,9 +145,9 @@ def outbox() -> None:
     from sqlalchemy.exc import OperationalError, ProgrammingError
     from sqlmodel import Session, col, func, select
 
-    from service.db import make_engine
-    from service.models import Outbox, utcnow
     from service.settings import get_settings
+    from service.store.db import make_engine
+    from service.store.models import Outbox, utcnow
 
     cfg = get_settings()
     try:
@@ -207,8 +207,8 @@ def web(
     one line naming what is missing (before any process is started, so none is restarted in a loop)."""
     import uvicorn
 
-    from service import metrics
-    from service.logging import configure
+    from service.ops import metrics
+    from service.ops.logging import configure
     from service.settings import get_settings
 
     cfg = get_settings()
@@ -232,7 +232,7 @@ def doctor(
     """Check a live deployment against the runbook, in plain words: the Telegram webhook, the Twilio
     number, the database and its migrations, the broker, the worker's and beat's heartbeats, the
     public address. Exit status 1 when something is wrong."""
-    from service.doctor import FAIL, run
+    from service.ops.doctor import FAIL, run
     from service.settings import get_settings
 
     checks = run(get_settings(), setup=setup)
@@ -255,7 +255,7 @@ def up(
     import logging
     import time
 
-    from service.logging import configure
+    from service.ops.logging import configure
     from service.sandbox.world import Sandbox
 
     configure(json=False)

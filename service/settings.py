@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     BALLOT_MINUTES: int = 4 * 60
     OUTBOX_MAX_ATTEMPTS: int = 8
 
-    # -- the worker (worker/, service/delivery/dispatch.py, service/reminders.py) -----------------
+    # -- the worker (worker/, service/delivery/dispatch.py, service/game/reminders.py) -----------------
     SWEEP_SECONDS: float = 5.0
     """How often beat sweeps due deadlines (a phase closes at most this long after its deadline)."""
     CLOSE_RETRY_SECONDS: float = 60.0
@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     INACTIVE_PHASES: int = 2
     """Phases missed in a row before a player is warned; one more and the host is asked to replace him."""
 
-    # -- operating: health, metrics, errors, connections (service/health.py, service/metrics.py) ----
+    # -- operating: health, metrics, errors, connections (service/ops/health.py, service/ops/metrics.py) ----
     HEARTBEAT_SECONDS: float = 15.0
     """How often the worker and beat write their heartbeat in the database."""
     HEARTBEAT_STALE_SECONDS: float = 90.0
@@ -113,7 +113,7 @@ class Settings(BaseSettings):
     one /metrics sums them all; empty: the platform's temporary folder (a new machine starts empty)."""
     PROMETHEUS_MULTIPROC_DIR: str = ""
     """Not to be set by hand: prometheus-client's own variable, which ``lupus web`` and the worker
-    set (``service.metrics.multiprocess``) for the processes they start, so that those count in files."""
+    set (``service.ops.metrics.multiprocess``) for the processes they start, so that those count in files."""
     METRICS_PORT: int = 0
     """A worker serves its own /metrics on this port (0: not at all), for a scraper that reaches
     worker machines (Fly's [metrics]); the web process serves /metrics on its own port."""

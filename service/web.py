@@ -11,7 +11,7 @@ MessageSid in the inbound log, its replies in the outbox). Had we answered first
 between would lose the message, since Telegram and Twilio retry only what was not answered 2xx.
 The call runs in a worker thread (the service is synchronous), so the event loop stays free; the
 Telegram messages that arrive while one transaction runs are committed together in the next
-(``service.group_commit``), for less CPU and fewer connections a move when many come at once. A
+(``service.store.group_commit``), for less CPU and fewer connections a move when many come at once. A
 repeat delivery is dropped by the inbound log; out-of-order updates are fine (each is one
 command). Replies go through the outbox, never in the webhook's answer, so they are rate
 limited, retried and opt-out aware like everything else; only a button tap is answered in the
@@ -32,16 +32,16 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy import text as sql
 from starlette.concurrency import run_in_threadpool
 
-from service import metrics
-from service.app import AfterCommit, Service
 from service.channels import CHANNELS
 from service.channels.base import Incoming, Webhook
-from service.db import is_sqlite, make_engine
-from service.group_commit import GroupCommit
-from service.health import liveness
-from service.logging import configure as configure_logging
-from service.reporting import init_sentry
+from service.game.app import AfterCommit, Service
+from service.ops import metrics
+from service.ops.health import liveness
+from service.ops.logging import configure as configure_logging
+from service.ops.reporting import init_sentry
 from service.settings import Settings, get_settings, redis_tls_options
+from service.store.db import is_sqlite, make_engine
+from service.store.group_commit import GroupCommit
 
 log = logging.getLogger(__name__)
 # Connections of one web process (Settings.db_pool): a command holds one for one short transaction,
@@ -89,7 +89,7 @@ class Web:
         self._after_commit = after_commit
         self._settled = service is not None  # a test's app (it brings its service) is left alone
         self.inbound: GroupCommit[Incoming, list[str]] = GroupCommit(self._handle_many)
-        """Messages committed together when they come together (``service.group_commit``)."""
+        """Messages committed together when they come together (``service.store.group_commit``)."""
         self.webhooks: dict[str, Webhook] = {
             channel.name: hook for channel in CHANNELS.values() if (hook := channel.webhook(self)) is not None}
 
@@ -168,7 +168,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
         """The deployment's health for an operator's monitor: 503 when the database or the broker does
-        not answer, the worker or beat is silent, or phases are overdue (``service.health``; the
+        not answer, the worker or beat is silent, or phases are overdue (``service.ops.health``; the
         last two with a shared broker only, where they run as processes of their own)."""
         out: dict[str, Any] = {"channels": channels(cfg)}
 

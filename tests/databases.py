@@ -15,7 +15,7 @@ import pytest
 import redis
 from sqlalchemy import text
 
-from service.db import make_engine, upgrade
+from service.store.db import make_engine, upgrade
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 # Where the tests' Redis runs: 6379 as .ci/run starts it; LUPUS_TEST_REDIS_PORT lets two checkouts

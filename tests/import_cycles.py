@@ -45,7 +45,7 @@ def modules(root: Path, package: str) -> dict[str, Path]:
 
 
 def _resolve(name: str, known: dict[str, Path]) -> str | None:
-    """The module ``name`` is, or the innermost known module it lies in (``service.app.Service``)."""
+    """The module ``name`` is, or the innermost known module it lies in (``service.game.app.Service``)."""
     while name:
         if name in known:
             return name

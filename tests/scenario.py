@@ -75,7 +75,7 @@ def event_like(event: Event, pos: int, want: Mapping[str, Any]) -> bool:
 
 def error_texts(path: Path, want: Mapping[str, Any], error: LupusError) -> None:
     """The error as each reader reads it, in the languages ``want['text']`` names."""
-    from service.errors import error_text
+    from service.texts.errors import error_text
 
     for lang, text in (want.get("text") or {}).items():
         assert error_text(lang, error) == text, f"{path.name} ({lang}): {error_text(lang, error)!r}"

@@ -13,7 +13,7 @@ def test_no_three_modules_of_the_service_import_one_another_in_a_cycle() -> None
     each command imported the context, which imported the application service back. A command sees
     the service only through ``context.Serving`` now; ghosts and series see the room they are
     called from through protocols of their own; and what the worker reports of refused mutes is
-    told to the hosts from ``service.failures``, above the use cases."""
+    told to the hosts from ``service.game.failures``, above the use cases."""
     assert not [k for k in knots(graph()) if len(k) >= 3], report()
 
 

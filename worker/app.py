@@ -12,7 +12,7 @@ pool, `worker_init`), and closed when it stops.
 What a real worker or beat process does at start, and the sandbox and tests running tasks in their
 own process do not: refuse a deployment that cannot work (``Settings.deployment_problem``: one line,
 exit status 2), report errors to Sentry (SENTRY_DSN), count in files for /metrics, and leave a
-heartbeat in the database every HEARTBEAT_SECONDS (``service.health``).
+heartbeat in the database every HEARTBEAT_SECONDS (``service.ops.health``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import structlog
 from celery import signals
 from celery.signals import setup_logging
 
-from service.logging import configure
+from service.ops.logging import configure
 from worker import runtime
 from worker.celery_app import make_celery
 
@@ -65,8 +65,8 @@ def _refuse_or_start(role: str) -> None:
     if problem:
         print(f"lupus {role}: {problem}", file=sys.stderr, flush=True)
         raise SystemExit(2)  # not an Exception: Celery's signal dispatch lets it through, and stops
-    from service import metrics
-    from service.reporting import init_sentry
+    from service.ops import metrics
+    from service.ops.reporting import init_sentry
 
     init_sentry(cfg, role)
     metrics.multiprocess(cfg, role)  # before the pool's children exist: they inherit it
@@ -78,8 +78,8 @@ def _refuse_or_start(role: str) -> None:
 
 
 def _heartbeat(role: str) -> None:
-    from service.db import make_engine
-    from service.health import Heartbeats
+    from service.ops.health import Heartbeats
+    from service.store.db import make_engine
 
     cfg = runtime.settings()
     # Its own engine without a pool: a connection for a moment every few seconds, none held.

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import structlog
 from celery import Celery
 
-from service.app import Service
+from service.game.app import Service
 
 log = structlog.get_logger(__name__)
 

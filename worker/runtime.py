@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from service.app import Service
 from service.delivery.wiring import Delivery, make_delivery
-from service.models import utcnow
-from service.reminders import install
+from service.game.app import Service
+from service.game.reminders import install
 from service.settings import Settings, get_settings, redis_tls_options
+from service.store.models import utcnow
 from worker.marks import Marks, make_marks
 
 clock: Callable[[], datetime] = utcnow
@@ -32,8 +32,8 @@ def service() -> Service:
     global _service
     if _service is None:
         # The worker's own commands (a phase closing, a reminder) dispatch their outbox at once.
-        from service import metrics
-        from service.db import is_sqlite, make_engine
+        from service.ops import metrics
+        from service.store.db import is_sqlite, make_engine
         from worker.enqueue import enqueue_dispatch
 
         cfg = settings()
@@ -49,7 +49,7 @@ def delivery() -> Delivery:
     global _delivery
     if _delivery is None:
         _delivery = make_delivery(settings())
-        from service.metrics import Metered
+        from service.ops.metrics import Metered
 
         _delivery.senders = {name: Metered(sender) for name, sender in _delivery.senders.items()}
     return _delivery

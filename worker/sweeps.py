@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from service.app import Service
+from service.game.app import Service
 from worker.marks import Marks
 
 SWEEP_LIMIT = 2000  # due games read per sweep, most overdue first (marked ones are skipped)

@@ -11,8 +11,8 @@ import structlog
 
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
-from service.failures import tell_hosts_lost, tell_hosts_mute_refused
-from service.reminders import remind, tell_hosts_unreachable
+from service.game.failures import tell_hosts_lost, tell_hosts_mute_refused
+from service.game.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
 from worker.celery_app import RetryLater

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from service import web
-from service.app import AfterCommit
+from service.game.app import AfterCommit
 
 _app: FastAPI | None = None
 

@@ -47,10 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import redis
 from sqlalchemy import Engine, text
 
-from service.app import Service
-from service.db import make_engine, upgrade
-from service.models import utcnow
+from service.game.app import Service
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
+from service.store.models import utcnow
 from worker.celery_app import make_celery
 from worker.marks import RedisMarks
 from worker.tasks import SWEEP_MARGIN

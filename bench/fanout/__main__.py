@@ -47,15 +47,15 @@ from sqlmodel import Session, col, select
 from tables import Table
 
 from service.channels.sms.gsm7 import sms_size
-from service.db import make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.wiring import make_delivery
-from service.logging import configure
-from service.models import Identity, Outbox
+from service.ops.logging import configure
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
+from service.store.models import Identity, Outbox
 from tests.delivery.mixed import check_order, decided
 
 ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

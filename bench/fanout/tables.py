@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from service.models import Game
+from service.store.models import Game
 from tests.delivery.mixed import SMS_NAMES, Mixed
 from tests.worker.conftest import NAMES
 

@@ -32,10 +32,10 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.playout import random_moves
-from service.app import Service
-from service.db import make_engine, upgrade
-from service.models import Game
+from service.game.app import Service
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
+from service.store.models import Game
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
 TARGET_MB = 200

@@ -30,9 +30,9 @@ from sqlalchemy import text
 
 import engine
 from engine.playout import random_moves
-from service.db import make_engine, upgrade
 from service.sandbox import inbound
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
 from service.web import create_app
 from worker.celery_app import make_celery
 

@@ -39,14 +39,14 @@ from sqlmodel import Session, col, select
 import engine
 from engine import Phase
 from engine.playout import random_moves
-from service.app import Service
 from service.channels.sms import MERGED as SMS_MERGED
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import is_gsm7, sms_size, to_gsm7
-from service.db import make_engine, upgrade
-from service.i18n import LANGUAGES, LOCALE_DIR
-from service.models import Game, Identity, Outbox
+from service.game.app import Service
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
+from service.store.models import Game, Identity, Outbox
+from service.texts.i18n import LANGUAGES, LOCALE_DIR
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou",
          "max", "ned", "oli", "pam", "quin", "rob", "sue", "tom", "uma", "vic", "wes", "zoe"]

@@ -105,10 +105,10 @@ def setup_games(client: httpx.Client, db: str, games: int,
 
     import engine
     from engine import Phase
-    from service.app import Service
-    from service.db import make_engine
-    from service.models import Game
+    from service.game.app import Service
     from service.settings import Settings
+    from service.store.db import make_engine
+    from service.store.models import Game
 
     def post(body: bytes) -> None:
         r = client.post("/telegram/webhook", content=body, headers=HEADERS)
@@ -301,8 +301,8 @@ def load(client: str, url: str, path: str, bodies: list[bytes], concurrency: int
 def actions_logged(db: str) -> int:
     from sqlalchemy import func, select
 
-    from service.db import make_engine
-    from service.models import Inbound
+    from service.store.db import make_engine
+    from service.store.models import Inbound
 
     eng = make_engine(db)
     with eng.connect() as c:
@@ -374,9 +374,9 @@ def main() -> None:
 
     from sqlalchemy import text
 
-    from service.db import make_engine, upgrade
     from service.sandbox.fake_telegram import FakeTelegram
     from service.sandbox.server import ServerThread
+    from service.store.db import make_engine, upgrade
 
     name = f"lupus_bench_webhook_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     admin = make_engine(ADMIN, isolation_level="AUTOCOMMIT")

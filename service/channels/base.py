@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from service.delivery.limiter import Rule
     from service.delivery.senders import Sender
-    from service.models import Identity
     from service.settings import Settings
+    from service.store.models import Identity
 
 Buttons = list[list[dict[str, str]]]
 

@@ -52,7 +52,7 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   STOP, error 21610, no such chat) marks him unreachable or opted out, fails what is queued for him
   and tells the host of each game concerned (a warning: his choice, not a fault). A text refused for
   itself, or that gave up, fails alone: an error in the log, and ``Report.lost`` for the hosts
-  (``service.failures``).
+  (``service.game.failures``).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ from service.delivery.rows import (
     unreachable,
 )
 from service.delivery.senders import PermanentReason, Sender, SendResult, SendStatus, perform
-from service.models import Outbox, utcnow
+from service.store.models import Outbox, utcnow
 
 log = structlog.get_logger(__name__)
 SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
@@ -361,7 +361,7 @@ def _record(run: _Run, result: SendResult, send: Send, behind: list[Row], kind: 
     reason = result.reason or PermanentReason.REJECTED
     if reason is PermanentReason.REJECTED:  # this text, not this person: the others may still go
         acts = [r for r in rows if r.action]
-        if acts:  # a Ghost's mute Telegram refused: service.ghosts tells the hosts and stops muting
+        if acts:  # a Ghost's mute Telegram refused: service.game.ghosts tells the hosts and stops muting
             settle(db, acts, status="failed", last_error=(result.error or "rejected")[:2000])
             report.failed += len(acts)
             report.refused += [r.id for r in acts]
@@ -382,7 +382,7 @@ def _record(run: _Run, result: SendResult, send: Send, behind: list[Row], kind: 
 def _failed(run: _Run, rows: list[Row], why: str) -> None:
     """Texts that will never be sent, though their reader is still reachable: an error for the
     operator (the platform refused what the service wrote, or was down for hours), and the hosts
-    of the game are told (``Report.lost``, ``service.failures``)."""
+    of the game are told (``Report.lost``, ``service.game.failures``)."""
     settle(run.db, rows, status="failed", last_error=why[:2000])
     run.report.failed += len(rows)
     run.report.lost += [r.id for r in rows]

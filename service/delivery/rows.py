@@ -19,9 +19,9 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from service.channels import channel as channel_of
-from service.db import is_sqlite, transaction
 from service.delivery.senders import Button, Keyboard, PermanentReason
-from service.models import Identity, Outbox, utcnow
+from service.store.db import is_sqlite, transaction
+from service.store.models import Identity, Outbox, utcnow
 
 log = structlog.get_logger(__name__)
 ABANDONED = "abandoned while sending"
@@ -243,8 +243,8 @@ class Report:
     failed: int = 0
     deferred: dict[int, float] = field(default_factory=dict)  # row id -> seconds from now
     unreachable: list[tuple[int, str, list[int]]] = field(default_factory=list)  # (identity, reason, games)
-    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.failures)
-    lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.failures)
+    refused: list[int] = field(default_factory=list)  # act rows the platform refused (service.game.failures)
+    lost: list[int] = field(default_factory=list)  # texts failed for good, reader reachable (service.game.failures)
 
     def soonest(self) -> float | None:
         return min(self.deferred.values(), default=None)

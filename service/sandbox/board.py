@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 import engine
-from service.models import Game, Identity, Outbox, Seat
+from service.store.models import Game, Identity, Outbox, Seat
 
 Phones = dict[tuple[str, str], str]
 

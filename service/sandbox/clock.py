@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timedelta
 
-from service.models import utcnow
+from service.store.models import utcnow
 
 
 class SandboxClock:

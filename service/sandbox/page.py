@@ -7,16 +7,65 @@ CDN, so the page works with no network at all. It polls /api/state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from service.sandbox.world import Sandbox
+
+class Mounted(Protocol):
+    """A stand-in's web app (the Bot API's, Twilio's)."""
+
+    @property
+    def app(self) -> Any: ...
+
+
+class Passed(Protocol):
+    @property
+    def line(self) -> str: ...
+    @property
+    def deadline(self) -> datetime | None: ...
+
+
+class Phone(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def address(self) -> str: ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class World(Protocol):
+    """What the page drives (``service.sandbox.world.Sandbox``), named here so that the page depends
+    on the world's shape and the world on the page, not each on the other."""
+
+    @property
+    def telegram(self) -> Mounted: ...
+    @property
+    def twilio(self) -> Mounted: ...
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def phones(self) -> Mapping[str, Any]: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+    def add_phone(self, name: str | None = None, channel: str = "telegram", robot: bool = False) -> Phone: ...
+    def say(self, name: str, text: str) -> int: ...
+    def tap(self, name: str, message_id: int, data: str) -> int: ...
+    def advance(self, code: str | None = None) -> Passed: ...
+    def add_robots(self, code: str, count: int = 1) -> list[str]: ...
+    def quick_game(self, humans: tuple[tuple[str | None, str], ...] = ..., size: int = 8) -> str: ...
 
 
 class NewPhone(BaseModel):
@@ -60,7 +109,7 @@ def one_line(exc: RequestValidationError) -> str:
     return "; ".join(out) or "the request is not valid"
 
 
-def make_app(sandbox: Sandbox) -> FastAPI:
+def make_app(sandbox: World) -> FastAPI:
     app = FastAPI(title="Lupus sandbox", openapi_url=None, docs_url=None, redoc_url=None)
     app.mount("/telegram", sandbox.telegram.app)
     app.mount("/twilio", sandbox.twilio.app)

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.playout import random_moves
-from service.models import Game, Identity, Seat
+from service.store.models import Game, Identity, Seat
 
 Address = tuple[str, str]  # (channel, address): how the service knows a person
 

@@ -7,9 +7,9 @@ from typing import Protocol
 
 from sqlmodel import Session, col, select
 
-from service.app import Service
-from service.models import Game, Identity
+from service.game.app import Service
 from service.sandbox.phones import Phone
+from service.store.models import Game, Identity
 
 
 class Host(Protocol):

@@ -29,23 +29,24 @@ import httpx
 from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
-from service.app import Service
 from service.channels.sms.inbound import keyword
-from service.db import is_sqlite, make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
-from service.failures import tell_hosts_lost, tell_hosts_mute_refused
-from service.models import Game
-from service.reminders import install, remind, tell_hosts_unreachable
+from service.game.app import Service
+from service.game.failures import tell_hosts_lost, tell_hosts_mute_refused
+from service.game.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import board, inbound
 from service.sandbox.clock import SandboxClock
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
+from service.sandbox.page import make_app
 from service.sandbox.phones import NAMES, SMS_MAX, TELEGRAM_MAX, Phone, cut, seated, timeline
 from service.sandbox.robots import pending_moves
 from service.sandbox.server import ServerThread
 from service.sandbox.tables import Tables
 from service.settings import Settings
+from service.store.db import is_sqlite, make_engine, upgrade
+from service.store.models import Game
 
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
@@ -62,8 +63,6 @@ class _Later:
 class Sandbox(Tables):
     def __init__(self, data_dir: Path | str = "var", *, port: int = 0, host: str = "127.0.0.1",
                  database_url: str | None = None, seed: int | None = None, **settings: Any) -> None:
-        from service.sandbox.page import make_app  # the page's routes call back into this object
-
         self.data_dir = Path(data_dir)
         self.clock = SandboxClock()
         # No flood limits in the stand-ins and none in the limiter: a sandbox game moves a day on at

@@ -17,16 +17,16 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
 from engine import Phase
-from service.app import Service
 from service.channels.sms.sender import TwilioSender
 from service.channels.telegram.presentation import CHOSEN, read_button
 from service.channels.telegram.sender import TelegramSender
-from service.models import Game, Identity, Outbox
+from service.game.app import Service
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
 from service.settings import Settings
+from service.store.models import Game, Identity, Outbox
 from service.web import create_app
 from tests.service.conftest import Clock, db, pg_url, sqlite_template  # noqa: F401
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from service.db import transaction
 from service.delivery.senders import Button, PermanentReason, Sender, SendStatus, perform
-from service.models import Identity, Outbox, utcnow
+from service.store.db import transaction
+from service.store.models import Identity, Outbox, utcnow
 
 
 def keyboard(rows: list[list[dict[str, str]]] | None) -> list[list[Button]] | None:

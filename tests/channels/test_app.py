@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from service.app import Service
 from service.cli import app as cli
+from service.game.app import Service
 from service.sandbox import inbound
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
@@ -155,10 +155,10 @@ def test_commands_go_on_when_the_database_drops_every_connection(pg_url: str) ->
     from sqlalchemy import func, text
     from sqlmodel import col, select
 
-    from service.db import make_engine
-    from service.models import Inbound
     from service.sandbox.fake_telegram import FakeTelegram
     from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+    from service.store.db import make_engine
+    from service.store.models import Inbound
 
     me = "lupus_web_dropped"
     url = pg_url + "?application_name=" + me
@@ -196,9 +196,9 @@ def test_the_web_hands_each_commands_messages_to_the_worker(tmp_path: Path) -> N
     from fastapi.testclient import TestClient
     from sqlmodel import Session, select
 
-    from service.db import make_engine, upgrade
-    from service.models import Outbox
     from service.sandbox.inbound import telegram_headers, telegram_user, text_update
+    from service.store.db import make_engine, upgrade
+    from service.store.models import Outbox
     from tests.databases import flushed_redis, redis_url
     from worker.web import handoff
 

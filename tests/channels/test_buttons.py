@@ -14,9 +14,9 @@ from sqlmodel import Session, col, func, select
 import engine
 from engine import Phase
 from service.delivery.senders import KEYBOARD, SendStatus
-from service.models import GameEvent
-from service.reminders import parse_quiet, remind, remind_at
+from service.game.reminders import parse_quiet, remind, remind_at
 from service.sandbox import inbound
+from service.store.models import GameEvent
 
 from .conftest import SmsPlayer, Stack, TgPlayer, button_move, tg_player
 from .test_group import GROUP, GROUP_ID, table, work

@@ -7,8 +7,8 @@ import re
 
 from sqlmodel import Session, select
 
-from service.models import Outbox
 from service.sandbox import inbound
+from service.store.models import Outbox
 
 from .conftest import PUBLIC_URL, Stack, sms_player, tg_player
 from .test_games import GROUP, GROUP_ID

@@ -9,8 +9,8 @@ from typing import Any
 from sqlmodel import Session, select
 
 import engine
-from service.models import GameEvent
 from service.sandbox import inbound
+from service.store.models import GameEvent
 from tests.service.sms_shown import shown
 
 from .conftest import SmsPlayer, Stack, TgPlayer, phase_moves, sms_player, tg_player

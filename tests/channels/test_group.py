@@ -13,10 +13,10 @@ from engine import Phase
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.wiring import DEFAULT_POLICY
-from service.failures import tell_hosts_mute_refused
-from service.ghosts import OPTION
-from service.models import Identity, Outbox
+from service.game.failures import tell_hosts_mute_refused
+from service.game.ghosts import OPTION
 from service.sandbox import inbound
+from service.store.models import Identity, Outbox
 
 from .conftest import SmsPlayer, Stack, TgPlayer, sms_player, tg_player
 from .test_games import act

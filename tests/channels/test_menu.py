@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from service.channels.telegram.presentation import MENU, MENU_WORDS, menu
-from service.grammar import parse
-from service.i18n import LANGUAGES
+from service.texts.grammar import parse
+from service.texts.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Telegram's rule for a command: 1 to 32 of a-z, 0-9 and _; a description of 1 to 256 characters.

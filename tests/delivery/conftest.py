@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from service.db import make_engine
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
+from service.store.db import make_engine
 from tests.databases import flushed_redis, redis_url
 from tests.service.conftest import pg_url, sqlite_template  # noqa: F401 - databases of the service's tests
 

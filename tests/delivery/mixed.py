@@ -12,7 +12,7 @@ from typing import Any
 
 import engine
 from service.delivery.rows import ABANDONED
-from service.models import Outbox
+from service.store.models import Outbox
 from tests.worker.conftest import NAMES, Table
 
 GROUP = "-500"

@@ -16,8 +16,8 @@ from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.senders import PermanentReason, SendResult
 from service.delivery.wiring import DEFAULT_POLICY
-from service.failures import recent, tell_hosts_lost
-from service.models import Identity
+from service.game.failures import recent, tell_hosts_lost
+from service.store.models import Identity
 
 from .mixed import GROUP, HOST, Mixed
 from .simulated import FlowingClock

@@ -14,14 +14,14 @@ from sqlmodel import Session, col, select
 from service.channels.recording import RecordingSender
 from service.channels.sms import TWILIO_MAX
 from service.channels.sms.sender import TwilioSender
-from service.db import transaction
 from service.delivery.dispatch import Report, deliver
 from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim, settle
 from service.delivery.senders import SendResult
 from service.delivery.wiring import DEFAULT_POLICY
-from service.models import Identity, Outbox, utcnow
 from service.sandbox.fake_twilio import FakeTwilio
+from service.store.db import transaction
+from service.store.models import Identity, Outbox, utcnow
 
 from .mixed import Mixed, check_order, decided
 from .simulated import FlowingClock, Tasks

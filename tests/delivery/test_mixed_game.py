@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from service.db import make_engine
 from service.delivery.rows import ABANDONED
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
+from service.store.db import make_engine
 from tests.worker.test_worker import ROOT, TOKEN, FileClock, Worker, _env, _settled, _unsettled, drain_timeout, wait
 from worker.celery_app import make_celery
 

@@ -13,12 +13,12 @@ from sqlmodel import col, select
 
 from service.channels.recording import RecordingSender
 from service.channels.sms import TWILIO_MAX
-from service.context import Ctx
-from service.db import transaction
 from service.delivery.senders import SendResult
 from service.delivery.wiring import DEFAULT_POLICY
-from service.models import Identity, Outbox, utcnow
-from service.unit import unit_of
+from service.game.context import Ctx
+from service.store.db import transaction
+from service.store.models import Identity, Outbox, utcnow
+from service.store.unit import unit_of
 
 from .mixed import GROUP, Mixed, check_order, decided
 from .simulated import FlowingClock, Tasks

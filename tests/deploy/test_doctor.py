@@ -15,13 +15,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sqlalchemy.exc
 
-from service.db import make_engine
-from service.health import beat
-from service.models import utcnow
+from service.ops.health import beat
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
 from service.settings import Settings
+from service.store.db import make_engine
+from service.store.models import utcnow
 from service.web import create_app
 from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 

@@ -21,11 +21,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import Session, col, select
 
 import engine
-from service.db import make_engine
-from service.models import Game
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.inbound import telegram_headers, telegram_user, text_update
 from service.sandbox.server import ServerThread
+from service.store.db import make_engine
+from service.store.models import Game
 from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 
 from .procfile import ROOT, procfile

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from service.db import make_engine, upgrade
+from service.store.db import make_engine, upgrade
 from tests.databases import no_postgres
 
 from .procfile import ROOT, procfile

@@ -70,7 +70,7 @@ def test_the_worker_and_beat_use_the_broker_over_tls(rediss: str, tmp_path: Path
     """Beat enqueues its sweeps over TLS and the worker takes and runs them."""
     url = rediss.replace("/0", "/1")
     sqlite = f"sqlite:///{tmp_path / 'app.db'}"
-    from service.db import upgrade
+    from service.store.db import upgrade
 
     upgrade(sqlite)
     beat_cmd = procfile()["beat"].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))

@@ -19,12 +19,12 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from service import metrics
 from service.channels.recording import RecordingSender
-from service.db import upgrade
 from service.delivery.senders import SendResult, SendStatus
+from service.ops import metrics
 from service.sandbox.server import ServerThread
 from service.settings import Settings
+from service.store.db import upgrade
 from service.web import create_app
 
 from .procfile import ROOT
@@ -78,7 +78,7 @@ def test_a_worker_error_reaches_sentry_tagged_with_its_process(ingest: tuple[Ing
     sentry, dsn = ingest
     done = run("import logging, sentry_sdk\n"
                "from service.settings import get_settings\n"
-               "from service.reporting import init_sentry\n"
+               "from service.ops.reporting import init_sentry\n"
                "assert init_sentry(get_settings(), 'worker')\n"
                "logging.getLogger('lupus.worker').error('task.failed: lupus.close_phase boom')\n"
                "sentry_sdk.flush(10)\n", SENTRY_DSN=dsn)
@@ -113,7 +113,7 @@ def test_a_web_request_that_fails_reaches_sentry_without_its_body(ingest: tuple[
 def test_without_a_dsn_nothing_starts() -> None:
     done = run("import sentry_sdk\n"
                "from service.settings import get_settings\n"
-               "from service.reporting import init_sentry\n"
+               "from service.ops.reporting import init_sentry\n"
                "from service.web import create_app\n"
                "create_app()\n"
                "assert not init_sentry(get_settings(), 'worker')\n"

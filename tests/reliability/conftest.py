@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, text
 
-from service.db import make_engine
+from service.store.db import make_engine
 from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 from tests.service.conftest import TABLES, Harness, _pg_available
 from tests.worker.test_worker import fake  # noqa: F401 (the stand-in Telegram API, a fixture of the worker tests)

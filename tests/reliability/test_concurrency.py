@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine import Phase
-from service.models import GameEvent, Inbound, Outbox
+from service.store.models import GameEvent, Inbound, Outbox
 from tests.service.conftest import Harness
 from tests.service.play import open_game, start
 

@@ -22,10 +22,10 @@ from sqlmodel import Session, col, select
 
 import engine
 from service import web
-from service.app import Service
-from service.models import Game, Outbox
+from service.game.app import Service
 from service.sandbox import inbound
 from service.settings import Settings
+from service.store.models import Game, Outbox
 from tests.service.conftest import Clock
 
 from .texts import hostile_texts

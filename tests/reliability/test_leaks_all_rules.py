@@ -21,7 +21,7 @@ import engine
 from engine import Event, GameConfig, RuleSet
 from engine.playout import play_out
 from engine.tabula.themes import THEMES
-from service import player_texts, render
+from service.texts import player_texts, render
 from tests.service.leaks import leaks
 from tests.service.secrecy import Table, known, shown_by, table_of
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.db import make_engine, upgrade
+from service.store.db import make_engine, upgrade
 from tests.service.conftest import Harness
 from tests.service.outbox_leaks import check_outbox, play_game
 

@@ -32,12 +32,12 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, func, select
 
 from service import web
-from service.app import Service
-from service.db import make_engine
-from service.models import Inbound
-from service.reminders import install
+from service.game.app import Service
+from service.game.reminders import install
 from service.sandbox.fake_telegram import FakeTelegram
 from service.settings import Settings
+from service.store.db import make_engine
+from service.store.models import Inbound
 from tests.databases import PG_ADMIN
 from tests.reliability.play import SECRET, assert_delivered, webhook_say
 from tests.worker.conftest import Table, act

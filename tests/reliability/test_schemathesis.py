@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from schemathesis.core.result import Ok
 
 from service import web
-from service.app import Service
+from service.game.app import Service
 from service.sandbox import inbound
 from tests.service.conftest import Clock
 

@@ -22,9 +22,9 @@ import engine
 from engine import Phase
 from engine.playout import random_moves
 from service import web
-from service.app import Service
-from service.models import Game, GameEvent, Inbound, Outbox
+from service.game.app import Service
 from service.settings import Settings
+from service.store.models import Game, GameEvent, Inbound, Outbox
 from tests.service.conftest import Clock
 
 TOKEN = "7000000002:RELIABILITY-token"
@@ -49,7 +49,7 @@ class Updates:
 @pytest.mark.parametrize("at_once", [False, True], ids=["one-after-another", "all-at-once"])
 def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool) -> None:
     """``at_once``: a phase's copies are all posted concurrently, so the web process commits most of
-    them together (``service.group_commit``), repeats in the same transaction as their originals."""
+    them together (``service.store.group_commit``), repeats in the same transaction as their originals."""
     settings = Settings(_env_file=None, DATABASE_URL=str(pg.url), TELEGRAM_BOT_TOKEN=TOKEN,  # type: ignore[call-arg]
                         TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL="http://127.0.0.1:9/bot")
     clock = Clock()

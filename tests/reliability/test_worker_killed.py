@@ -37,8 +37,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from service.delivery.rows import ABANDONED
-from service.models import GameEvent, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
+from service.store.models import GameEvent, Outbox
 from tests.reliability.play import assert_delivered, assert_in_order
 from tests.worker.conftest import act
 from tests.worker.test_worker import ROOT, FileClock, _env, _settled, _table, drain_timeout, wait

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from service.grammar import MOVE_WORDS, SERVICE_WORDS
+from service.texts.grammar import MOVE_WORDS, SERVICE_WORDS
 
 HOSTILE = [
     "'; DROP TABLE games; --", "\" OR 1=1 --", "{target}", "{0}", "%s%s%s%n", "{{}}", "${jndi:ldap://x}",

@@ -17,8 +17,8 @@ import pytest
 from sqlmodel import Session, col, select
 
 import engine
-from service.models import Game, GameEvent
 from service.sandbox.world import Sandbox
+from service.store.models import Game, GameEvent
 
 pytestmark = pytest.mark.browser
 

@@ -23,7 +23,7 @@ def test_outbox_counts_by_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         unmigrated = runner.invoke(app, ["outbox"])
         assert unmigrated.exit_code == 1 and "lupus db upgrade" in unmigrated.output
         assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
-        from service.app import Service
+        from service.game.app import Service
 
         svc = Service()
         svc.handle_inbound("test", "host", "1", "new")
@@ -33,7 +33,7 @@ def test_outbox_counts_by_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         lines = dict(line.split(None, 1) for line in result.output.splitlines() if line and line[0] != "o")
         from sqlmodel import Session, select
 
-        from service.models import Outbox
+        from service.store.models import Outbox
 
         with Session(svc.db) as s:
             pending = len(s.exec(select(Outbox.id).where(Outbox.status == "pending")).all())

@@ -10,7 +10,7 @@ import sys
 
 PROGRAM = """
 import logging, structlog
-from service.logging import configure
+from service.ops.logging import configure
 configure({json})
 configure(json=not {json})  # a second call changes nothing
 structlog.get_logger("lupus.test").info("phase.closed", game=7, phase_no=3)

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from sqlmodel import Session, col, select
 
-from service.models import Game, GameEvent
 from service.sandbox.clock import SandboxClock
 from service.sandbox.world import Sandbox
+from service.store.models import Game, GameEvent
 
 
 def test_the_clock_only_moves_forward() -> None:

@@ -17,14 +17,14 @@ from sqlalchemy import Engine, text
 from sqlmodel import Session, select
 
 import engine
-from service.app import Service
 from service.channels.recording import RecordingSender
-from service.db import make_engine, upgrade
 from service.delivery.dispatch import deliver
 from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.senders import Sender
-from service.models import Game, Outbox
+from service.game.app import Service
 from service.settings import Settings
+from service.store.db import make_engine, upgrade
+from service.store.models import Game, Outbox
 from tests.databases import no_postgres, throwaway_pg
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

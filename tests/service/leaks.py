@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from functools import cache, lru_cache
 
-from service.i18n import role_name, t
+from service.texts.i18n import role_name, t
 
 CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="", verb="", target="").split(":")[0].strip()
                 for lang in ("en", "it", "es")}

@@ -20,8 +20,8 @@ import engine
 from service.channels.sms import MERGED as SMS_MERGED
 from service.channels.sms import NAME as SMS
 from service.channels.sms.gsm7 import fold as gsm7
-from service.i18n import role_name
-from service.models import Game, GameEvent, Identity, Outbox
+from service.store.models import Game, GameEvent, Identity, Outbox
+from service.texts.i18n import role_name
 
 from .conftest import Harness
 from .leaks import leaks

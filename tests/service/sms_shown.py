@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from service.digest import SMS_OWN_VOTE
-from service.models import Outbox
+from service.store.models import Outbox
+from service.texts.digest import SMS_OWN_VOTE
 
 
 def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:

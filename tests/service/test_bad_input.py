@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from service.models import GameEvent, Seat
+from service.store.models import GameEvent, Seat
 
 from .conftest import Harness
 from .play import open_game, play_phase, start

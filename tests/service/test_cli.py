@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from service.cli import app
-from service.i18n import zone_name
 from service.settings import get_settings
+from service.texts.i18n import zone_name
 
 from .conftest import Harness
 from .play import open_game, start
@@ -22,7 +22,7 @@ def test_db_upgrade_and_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         result = runner.invoke(app, ["db", "upgrade"])
         assert result.exit_code == 0, result.output
         assert (tmp_path / "cli.db").exists()
-        from service.app import Service
+        from service.game.app import Service
 
         svc = Service()
         svc.handle_inbound("test", "host", "1", "new")

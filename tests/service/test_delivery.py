@@ -62,9 +62,9 @@ def test_after_commit_hears_of_every_new_message(h: Harness) -> None:
 def test_a_claimed_message_is_reserved_then_due_again(h: Harness) -> None:
     from datetime import timedelta
 
-    from service.db import transaction
     from service.delivery.rows import claim, settle
-    from service.models import Outbox
+    from service.store.db import transaction
+    from service.store.models import Outbox
 
     h.say("host", "new")
     now = h.clock.now

@@ -6,7 +6,7 @@ import pytest
 
 from engine import summary
 from engine.record import load_record, replay
-from service.i18n import role_name
+from service.texts.i18n import role_name
 
 from .conftest import Harness
 from .play import NAMES, open_game, play_to_end, start

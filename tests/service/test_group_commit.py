@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, text
 from sqlmodel import Session, col, select
 
-from service import app as app_module
-from service import lobby
-from service.app import Incoming
-from service.db import make_engine
-from service.group_commit import GroupCommit
-from service.models import Game, GameEvent, Inbound, Outbox
+from service.game import app as app_module
+from service.game import lobby
+from service.game.app import Incoming
+from service.store.db import make_engine
+from service.store.group_commit import GroupCommit
+from service.store.models import Game, GameEvent, Inbound, Outbox
 from tests.reliability.texts import hostile_texts
 
 from .conftest import TABLES, Harness
@@ -196,7 +196,7 @@ def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
         c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
     h = Harness(db)
     code = _nominations(h)
-    with _holding(db, code) as release, caplog.at_level("INFO", logger="service.app"):
+    with _holding(db, code) as release, caplog.at_level("INFO", logger="service.game.app"):
         threading.Timer(0.6, release.set).start()
         t0 = time.monotonic()
         got = h.svc.handle_inbound_many([Incoming("test", "ann", "a1", f"#{code} vote bob"),
@@ -226,7 +226,7 @@ def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_
     got: list[Any] = []
     batch = threading.Thread(target=lambda: got.extend(h.svc.handle_inbound_many(
         [Incoming("test", "ann", "a1", f"#{code} vote bob"), Incoming("test", "newcomer", "n1", f"#{older} status")])))
-    with _holding(db, older) as release_a, caplog.at_level("INFO", logger="service.app"):
+    with _holding(db, older) as release_a, caplog.at_level("INFO", logger="service.game.app"):
         batch.start()
         with db.connect() as c:
             end = time.monotonic() + 10

@@ -8,11 +8,11 @@ import pytest
 from babel.messages.pofile import read_po
 
 from engine import Verb
-from service import grammar, render
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import is_gsm7
-from service.grammar import Ambiguous, NoMatch, NoSeat, parse, parse_duration, resolve
-from service.i18n import LANGUAGES, LOCALE_DIR, t
+from service.texts import grammar, render
+from service.texts.grammar import Ambiguous, NoMatch, NoSeat, parse, parse_duration, resolve
+from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
 
 
 @pytest.mark.parametrize(("text", "verb", "args", "code"), [
@@ -167,7 +167,7 @@ def test_spanish_texts_become_gsm7_for_sms() -> None:
 
 def test_engine_errors_read_in_the_players_language() -> None:
     from engine import IllegalAction
-    from service.errors import error_text
+    from service.texts.errors import error_text
 
     e = IllegalAction("ballot.not_suspect", "ann is not a suspect", target="ann", suspects=["bob", "cat"])
     assert error_text("it", e) == "ann non è tra gli indiziati: vota bob o cat."
@@ -202,8 +202,8 @@ RULEBOOK_NAMES = {
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_characters_have_the_rulebooks_names(lang: str) -> None:
-    from service.i18n import role_name
-    from service.lobby import role_key
+    from service.game.lobby import role_key
+    from service.texts.i18n import role_name
 
     for role, name in RULEBOOK_NAMES[lang].items():
         assert role_name(lang, role) == name

@@ -17,12 +17,12 @@ from sqlmodel import Session, select
 
 import engine
 from engine import GameConfig, Phase, RuleSet
-from service import player_texts, render
 from service.channels.sms.gsm7 import fold as gsm7
-from service.db import make_engine
-from service.i18n import role_name
-from service.lobby import build_deck
-from service.models import Game, Identity, Outbox, Seat
+from service.game.lobby import build_deck
+from service.store.db import make_engine
+from service.store.models import Game, Identity, Outbox, Seat
+from service.texts import player_texts, render
+from service.texts.i18n import role_name
 
 from .conftest import Harness
 from .leaks import leaks

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from engine.rng import rng
-from service.models import Game
+from service.store.models import Game
 
 from .conftest import Harness
 from .play import NAMES, open_game, start

@@ -11,8 +11,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Engine
 from sqlmodel import SQLModel
 
-from service import models  # noqa: F401
 from service.settings import Settings, normalize_database_url
+from service.store import models  # noqa: F401
 
 
 def test_migrations_match_the_models(db: Engine) -> None:

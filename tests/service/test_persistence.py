@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import Engine, event, inspect
 from sqlmodel import Session, col, select
 
-from service import routing
-from service.models import GameEvent, Inbound, Seat
+from service.game import routing
 from service.settings import Settings
+from service.store.models import GameEvent, Inbound, Seat
 
 from .conftest import Harness
 from .play import NAMES, all_at_once, open_game, play_phase, start

@@ -9,8 +9,8 @@ from engine.lupusburg.bets import coin_choices
 from engine.lupusburg.houses import houses_of
 from engine.lupusburg.state import LupusburgState
 from engine.record import load_record, replay
-from service.i18n import t
-from service.models import Seat
+from service.store.models import Seat
+from service.texts.i18n import t
 
 from .conftest import Harness
 from .play import NAMES, open_game, play_phase, play_to_end, start

@@ -7,7 +7,7 @@ import pytest
 
 import engine
 from engine.tabula.characters import seer
-from service import render
+from service.texts import render
 
 from .leaks import leaks
 from .secrecy import NOTHING, TABLE, Table, known, table_of

@@ -14,14 +14,14 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from engine import Phase
-from service import render
 from service.channels.sms import inbound as sms
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
-from service.digest import SQUARE_ROOM, TALK_ITEM, digest_text
-from service.i18n import LANGUAGES, role_name, t
-from service.models import Identity, Outbox
-from service.more import PAGE
+from service.game.more import PAGE
+from service.store.models import Identity, Outbox
+from service.texts import render
+from service.texts.digest import SQUARE_ROOM, TALK_ITEM, digest_text
+from service.texts.i18n import LANGUAGES, role_name, t
 
 from .conftest import Harness, deliver_all
 from .play import NAMES, WORDS, open_game, start

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from service import render
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
-from service.i18n import deadline_text, t
+from service.texts import render
+from service.texts.i18n import deadline_text, t
 
 
 def test_votes_are_grouped_by_target_most_voted_first_and_every_vote_is_there() -> None:

@@ -12,11 +12,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 import engine
-from service import grammar, render
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
-from service.i18n import LANGUAGES, role_name, t
-from service.models import GameEvent, Identity, Outbox
+from service.store.models import GameEvent, Identity, Outbox
+from service.texts import grammar, render
+from service.texts.i18n import LANGUAGES, role_name, t
 
 from .conftest import Harness, deliver_all
 from .play import NAMES, open_game, play_to_end, start

@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select
 
 from engine import Phase
 from service.channels.sms import MERGED as SMS_MERGED
-from service.digest import SMS_OWN_VOTE
-from service.models import Identity, Outbox
+from service.store.models import Identity, Outbox
+from service.texts.digest import SMS_OWN_VOTE
 
 from .conftest import Harness, deliver_all
 from .play import NAMES, play_phase, play_to_end

@@ -1,4 +1,4 @@
-"""The transaction's unit of work (``service.unit``): staged rows reach the database in one INSERT
+"""The transaction's unit of work (``service.store.unit``): staged rows reach the database in one INSERT
 per table at commit, or before a read that needs them and no earlier, and a rollback drops them."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
-from service.db import transaction
-from service.models import Game, GameEvent, Identity, Outbox, utcnow
-from service.unit import unit_of
+from service.store.db import transaction
+from service.store.models import Game, GameEvent, Identity, Outbox, utcnow
+from service.store.unit import unit_of
 
 _N = itertools.count(1)
 

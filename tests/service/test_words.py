@@ -12,9 +12,9 @@ from sqlalchemy import Engine
 
 import engine
 from engine import Action, Phase, Verb
-from service import grammar, render
 from service.channels.sms.gsm7 import fold as gsm7
-from service.i18n import LANGUAGES, LOCALE_DIR, t
+from service.texts import grammar, render
+from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
 
 from .conftest import Harness
 from .play import NAMES, WORDS, open_game, start
@@ -193,7 +193,7 @@ def test_counts_take_their_form_from_the_number(lang: str, one: str, two: str) -
     assert one in t(lang, "game.started", code="K7Q", count=1, deck="", seating="")
     assert two in t(lang, "game.started", code="K7Q", count=2, deck="", seating="")
     from engine import InvalidSetup
-    from service.errors import error_text
+    from service.texts.errors import error_text
 
     wolves = error_text(lang, InvalidSetup("setup.too_many_wolves", "1 would win", wolves=1))
     assert wolves.startswith("1 ") and "{" not in wolves

@@ -14,11 +14,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 import engine
-from service.app import Service
-from service.db import make_engine
-from service.models import Game, Identity, Outbox
-from service.reminders import install
+from service.game.app import Service
+from service.game.reminders import install
 from service.settings import Settings
+from service.store.db import make_engine
+from service.store.models import Game, Identity, Outbox
 from tests.databases import flushed_redis, redis_url
 from tests.service import conftest as service_fixtures
 

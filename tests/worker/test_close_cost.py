@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event, text
 
-from service.db import make_engine
+from service.store.db import make_engine
 from tests.service.conftest import TABLES
 
 from .conftest import Table

@@ -14,8 +14,8 @@ from service.delivery.limiter import MemoryLimiter, Rate, Rule
 from service.delivery.rows import ABANDONED, begin, claim
 from service.delivery.senders import PermanentReason, SendResult
 from service.delivery.wiring import DEFAULT_POLICY
-from service.models import Outbox
-from service.reminders import tell_hosts_unreachable
+from service.game.reminders import tell_hosts_unreachable
+from service.store.models import Outbox
 
 from .conftest import HOST, Table
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from service.models import Outbox
-from service.reminders import remind
+from service.game.reminders import remind
+from service.store.models import Outbox
 
 from .conftest import HOST, NAMES, Table, everyone_but
 

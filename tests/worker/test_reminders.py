@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import engine
-from service.models import Outbox
-from service.reminders import is_quiet, parse_quiet, remind, remind_at
+from service.game.reminders import is_quiet, parse_quiet, remind, remind_at
+from service.store.models import Outbox
 
 from .conftest import HOST, Table, act, everyone_but
 

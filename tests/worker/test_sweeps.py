@@ -13,7 +13,7 @@ import structlog.testing
 from sqlalchemy import update
 from sqlmodel import col
 
-from service.models import Game
+from service.store.models import Game
 from worker.marks import MemoryMarks, RedisMarks
 from worker.sweeps import enqueue_due
 

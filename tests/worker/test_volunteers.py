@@ -7,8 +7,8 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 import engine
-from service.i18n import role_name
-from service.models import Absence, GameEvent, Seat, Volunteer
+from service.store.models import Absence, GameEvent, Seat, Volunteer
+from service.texts.i18n import role_name
 
 from .conftest import HOST, Table, everyone_but
 

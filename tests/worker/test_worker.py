@@ -23,12 +23,12 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlmodel import Session, col, func, select
 
-from service.db import make_engine
 from service.delivery.dispatch import CONCURRENCY
 from service.delivery.rows import ABANDONED
-from service.models import GameEvent, Outbox
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.server import ServerThread
+from service.store.db import make_engine
+from service.store.models import GameEvent, Outbox
 from tests.databases import missing
 from worker.celery_app import make_celery
 

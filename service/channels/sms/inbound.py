@@ -20,13 +20,13 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 from twilio.request_validator import RequestValidator
 
-from service.db import transaction
-from service.grammar import fold
-from service.models import Identity, Outbox
+from service.store.db import transaction
+from service.store.models import Identity, Outbox
+from service.texts.grammar import fold
 
 
 class Service(Protocol):
-    """What a text from a phone is handed to: the application service (``service.app.Service``),
+    """What a text from a phone is handed to: the application service (``service.game.app.Service``),
     named by what is used of it, so that the channel need not import the use cases above it."""
 
     db: Engine

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.digest import SQUARE_KEYS
-from service.i18n import t
+from service.texts.digest import SQUARE_KEYS
+from service.texts.i18n import t
 
 #: What an SMS reader is not sent at a phase change, since the same command's next text says it:
 #: the suspects (the ballot's text names them, ``sms.phase.ballot``). The row is written, ``merged``.

@@ -35,7 +35,7 @@ from typing import Any
 
 from service.channels.base import Incoming, Tap
 from service.channels.telegram.presentation import read_button
-from service.i18n import LANGUAGES, t
+from service.texts.i18n import LANGUAGES, t
 
 CHANNEL = "telegram"
 #: What a deep link may carry (Telegram allows A-Z, a-z, 0-9, _ and -, up to 64 characters).

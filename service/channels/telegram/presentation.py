@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from service.grammar import ENGINE_VERBS
-from service.i18n import t
-from service.render import seat_number, verb_word
+from service.texts.grammar import ENGINE_VERBS
+from service.texts.i18n import t
+from service.texts.render import seat_number, verb_word
 
 #: Telegram's limit on a button's callback data, in bytes.
 MAX_DATA = 64
@@ -71,7 +71,7 @@ def buttons(actions: Sequence[str], code: str, lang: str, *, phase: int, seats: 
 
 
 #: What Telegram says when the bot may not restrict members of that chat (not an admin, no right
-#: to restrict, or a basic group): muting Ghosts cannot work in that game (``service.ghosts``).
+#: to restrict, or a basic group): muting Ghosts cannot work in that game (``service.game.ghosts``).
 NO_RIGHTS = ("not enough rights", "supergroup", "not an administrator", "chat_admin_required")
 
 

@@ -51,7 +51,7 @@ TELEGRAM_WEBHOOK: dict[str, Any] = {
 
 class Named(Protocol):
     """What the route keeps on the application service: the bot's username, which its texts use in
-    t.me links (``service.app.Service``)."""
+    t.me links (``service.game.app.Service``)."""
 
     telegram_bot: str | None
 

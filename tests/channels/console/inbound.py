@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from service.app import Service
 from service.channels.base import Incoming
+from service.game.app import Service
 
 from . import NAME
 

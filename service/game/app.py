@@ -22,25 +22,33 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, select
 
 import engine
-
-from . import catchup, play
-from .channels.base import Incoming
-from .context import Ctx
-from .db import Conflict, bump, insert_new, is_sqlite, lock_game, lock_games_ahead, make_engine, transaction
-from .grammar import code_of, language_of, parse
-from .i18n import LANGUAGES, t
-from .models import Game, Identity, Inbound, Seat, utcnow
-from .room import Room
-from .routing import ACTIVE, dispatch
-from .settings import Settings, get_settings
-from .unit import unit_of
+from service.channels.base import Incoming
+from service.game import catchup, play
+from service.game.context import Ctx
+from service.game.room import Room
+from service.game.routing import ACTIVE, dispatch
+from service.settings import Settings, get_settings
+from service.store.db import (
+    Conflict,
+    bump,
+    insert_new,
+    is_sqlite,
+    lock_game,
+    lock_games_ahead,
+    make_engine,
+    transaction,
+)
+from service.store.models import Game, Identity, Inbound, Seat, utcnow
+from service.store.unit import unit_of
+from service.texts.grammar import code_of, language_of, parse
+from service.texts.i18n import LANGUAGES, t
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 AfterCommit = Callable[[Sequence[int]], None]
 
 
-#: Who wrote (built once: see ``service.db``).
+#: Who wrote (built once: see ``service.store.db``).
 _IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Identity.address == bindparam("address"))
 _IDENTITIES = select(Identity).where(Identity.channel == bindparam("channel"),
                                      col(Identity.address).in_(bindparam("addresses", expanding=True)))
@@ -72,7 +80,7 @@ class Service:
         """The Telegram bot's username (the web app learns it from getMe), for t.me links in texts."""
         self.before_close: list[Callable[[Ctx, Room], None]] = []
         """Called inside ``close_phase``'s transaction, under the game lock, before the engine closes
-        the phase (the worker counts who let it pass: service.reminders)."""
+        the phase (the worker counts who let it pass: service.game.reminders)."""
 
     def run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
         """Run ``work(session, now)`` in one transaction, retried on conflicts; the outbox rows its

@@ -22,15 +22,15 @@ from sqlmodel import select
 import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
-
-from . import ghosts, grammar, player_texts, render, series
-from .channels import channel as channel_of
-from .context import Buttons, Ctx
-from .errors import error_text
-from .grammar import Parsed, fold
-from .i18n import LANGUAGES, role_name, t
-from .models import Game, Identity, Seat
-from .room import Room
+from service.channels import channel as channel_of
+from service.game import ghosts, series
+from service.game.context import Buttons, Ctx
+from service.game.room import Room
+from service.store.models import Game, Identity, Seat
+from service.texts import grammar, player_texts, render
+from service.texts.errors import error_text
+from service.texts.grammar import Parsed, fold
+from service.texts.i18n import LANGUAGES, role_name, t
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20

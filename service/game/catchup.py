@@ -10,15 +10,15 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 import engine
-
-from . import play, player_texts, render
-from .channels import channel as channel_of
-from .context import Ctx
-from .db import bump, lock_game
-from .i18n import has, t
-from .models import Outbox, Seat
-from .room import Room
-from .routing import my_games
+from service.channels import channel as channel_of
+from service.game import play
+from service.game.context import Ctx
+from service.game.room import Room
+from service.game.routing import my_games
+from service.store.db import bump, lock_game
+from service.store.models import Outbox, Seat
+from service.texts import player_texts, render
+from service.texts.i18n import has, t
 
 #: The texts that tell a player his card: the deal, a seat handed over or ``role``, this module's.
 CARD_KEYS = ("role.dealt", "svc.role", "svc.catchup")

@@ -16,22 +16,22 @@ from sqlmodel import col, select
 
 import engine
 from engine import Event, GameState, Phase
-
-from . import ghosts, render, series
-from .channels import channel as channel_of
-from .channels.base import Channel, Notice
-from .digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
-from .i18n import t
-from .models import Game, GameEvent, Identity, Outbox, Seat
-from .unit import unit_of
+from service.channels import channel as channel_of
+from service.channels.base import Channel, Notice
+from service.game import ghosts, series
+from service.store.models import Game, GameEvent, Identity, Outbox, Seat
+from service.store.unit import unit_of
+from service.texts import render
+from service.texts.digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
+from service.texts.i18n import t
 
 if TYPE_CHECKING:
-    from .context import Ctx
+    from service.game.context import Ctx
 
 #: ``game.setup`` entry: the identities that left a seat of this game (see ``Room.is_former``).
 FORMER = "former"
 
-#: A room's seats with who sits in them and the log's last number (built once: see ``service.db``).
+#: A room's seats with who sits in them and the log's last number (built once: see ``service.store.db``).
 _SEATS = (select(Seat, Identity, select(func.max(GameEvent.seq)).where(GameEvent.game_id == bindparam("game"))
                  .scalar_subquery())
           .join(Identity, col(Identity.id) == col(Seat.identity_id), isouter=True)
@@ -87,7 +87,7 @@ class Room:
                                if i.id is not None)
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self.state: GameState | None = _state(game.state) if game.state else None
-        # The log's rows appended in this transaction are written at its end (``service.unit``).
+        # The log's rows appended in this transaction are written at its end (``service.store.unit``).
         self._seq: int = max(last or 0, unit_of(s).last_logged(game.id))
         self._changing = False
         """Inside an advance that changes the phase: nothing is held, since all its texts go out

@@ -97,7 +97,7 @@ def database(cfg: Settings) -> list[Check]:
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    from service.db import alembic_config, make_engine
+    from service.store.db import alembic_config, make_engine
 
     db = make_engine(cfg.DATABASE_URL)
     try:
@@ -134,9 +134,9 @@ def broker(cfg: Settings) -> list[Check]:
 
 
 def liveness(cfg: Settings) -> list[Check]:
-    from service.db import make_engine
-    from service.health import ROLES
-    from service.health import liveness as read
+    from service.ops.health import ROLES
+    from service.ops.health import liveness as read
+    from service.store.db import make_engine
 
     db = make_engine(cfg.DATABASE_URL)
     try:
@@ -167,7 +167,7 @@ def liveness(cfg: Settings) -> list[Check]:
 def connections(cfg: Settings) -> list[Check]:
     if cfg.DATABASE_URL.startswith("sqlite"):
         return []
-    from service.db import make_engine
+    from service.store.db import make_engine
 
     db = make_engine(cfg.DATABASE_URL)
     try:

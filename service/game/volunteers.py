@@ -4,7 +4,7 @@ phases pass, as play-by-post games keep a bench.
 - ``volunteer CODE`` (from Telegram or SMS, by anyone not seated in the game) puts him on the
   game's waiting list, first come first served; ``volunteer CODE off`` takes him off. While a seat
   is open (a host wrote ``replace NAME``) volunteering takes it at once, as ``join CODE`` does.
-- When a player misses one phase more than the warning allows (``service.reminders``), the first
+- When a player misses one phase more than the warning allows (``service.game.reminders``), the first
   volunteer still reachable takes his seat: the engine's name, the character and everything it has
   learned stay with the seat; the newcomer is told privately who he now is (through the view
   function), the table that a substitute took the seat, the old player that it was handed on.
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
-from . import grammar, lobby
-from .channels import channel as channel_of
-from .context import Buttons, Ctx
-from .grammar import Parsed
-from .models import Game, Identity, Seat, Volunteer
-from .room import Room
+from service.channels import channel as channel_of
+from service.game import lobby
+from service.game.context import Buttons, Ctx
+from service.game.room import Room
+from service.store.models import Game, Identity, Seat, Volunteer
+from service.texts import grammar
+from service.texts.grammar import Parsed
 
 
 def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:

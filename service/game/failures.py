@@ -6,10 +6,10 @@ game are told here, each in his language, once per text: the reader may have mis
 ``status`` tells him where the game stands. The text itself is never shown to the host (it may be a
 secret); nor is the notice sent to the reader it failed for (a host whose own text failed is left
 to his co-hosts, if any). A reader who blocked the bot or texted STOP is another matter, told by
-``service.reminders.tell_hosts_unreachable``.
+``service.game.reminders.tell_hosts_unreachable``.
 
 An act refused for the bot's rights (muting Ghosts in a group where it may not) is told to the hosts
-here too, once, and muting stops in that game (``tell_hosts_mute_refused``, ``service.ghosts``).
+here too, once, and muting stops in that game (``tell_hosts_mute_refused``, ``service.game.ghosts``).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from . import ghosts
-from .app import Service
-from .context import Ctx
-from .db import lock_game
-from .delivery.dispatch import GAVE_UP
-from .i18n import t
-from .models import Game, Identity, Outbox
-from .reminders import hosts
-from .room import Room
+from service.delivery.dispatch import GAVE_UP
+from service.game import ghosts
+from service.game.app import Service
+from service.game.context import Ctx
+from service.game.reminders import hosts
+from service.game.room import Room
+from service.store.db import lock_game
+from service.store.models import Game, Identity, Outbox
+from service.texts.i18n import t
 
 
 def tell_hosts_lost(svc: Service, row_ids: Iterable[int]) -> None:

@@ -10,16 +10,16 @@ import engine
 from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
-
-from . import grammar, metrics, player_texts, render
-from .channels import channel as channel_of
-from .context import Ctx
-from .errors import error_text
-from .grammar import Parsed
-from .i18n import deadline_text, t
-from .models import GameEvent
-from .room import Room
-from .unit import unit_of
+from service.channels import channel as channel_of
+from service.game.context import Ctx
+from service.game.room import Room
+from service.ops import metrics
+from service.store.models import GameEvent
+from service.store.unit import unit_of
+from service.texts import grammar, player_texts, render
+from service.texts.errors import error_text
+from service.texts.grammar import Parsed
+from service.texts.i18n import deadline_text, t
 
 #: The private channels that talk at night, by the fact that tells their members.
 NIGHT_CHANNELS = {"werewolf.pack": "werewolves", "mythomaniac.joined_pack": "werewolves",

@@ -10,7 +10,7 @@ under the same name, held by the same person (a substitute who took a seat over 
   reached, leaves it in the lobby with the reason, as ``start`` says it).
 - Someone left (removed, or a seat still open for a substitute): the game waits in the lobby
   with the others; newcomers ``join`` it and the host writes ``start``.
-- Lupusburg: the new game continues the series (``service.series``): the same seating, the
+- Lupusburg: the new game continues the series (``service.game.series``): the same seating, the
   first Burgomaster passing clockwise, the totals told at the end of each game after the first.
   If the players differ when it starts, a new series begins.
 
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lobby, series
-from .context import Ctx
-from .grammar import Parsed
-from .models import Game, Seat
-from .room import Room
+from service.game import lobby, series
+from service.game.context import Ctx
+from service.game.room import Room
+from service.store.models import Game, Seat
+from service.texts.grammar import Parsed
 
 LINK = "rematch"
 """The old game's option naming the code of the game that followed it."""

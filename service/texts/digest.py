@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import render
-from .i18n import t
-from .models import Outbox
+from service.store.models import Outbox
+from service.texts import render
+from service.texts.i18n import t
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
 SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
@@ -67,7 +67,7 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
 #: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops
 #: at about ``SQUARE_ROOM`` (the rest counted): one 4,000-character message from a Telegram player
 #: would otherwise make every SMS player's phase text thirty segments, and a lively day's square
-#: ten. ``more`` texts the whole square of his last summary (``service.more``).
+#: ten. ``more`` texts the whole square of his last summary (``service.game.more``).
 TALK_ITEM = 80
 SQUARE_ROOM = 320
 

@@ -8,7 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 from service import models  # noqa: F401  (registers every table on the metadata)
-from service.db import make_engine
+from service.store.db import make_engine
 
 config = context.config
 if config.config_file_name is not None:

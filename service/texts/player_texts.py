@@ -1,6 +1,6 @@
 """The texts a player asks for about where he stands: ``status`` (the phase, who lives, the tally, his
 own choices; the moderator's whole table) and ``role`` (his card and all it has told him). Built, like
-every text, from his own view and the public one (``service.render``), never from the state."""
+every text, from his own view and the public one (``service.texts.render``), never from the state."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from engine.viewing import PlayerView, PublicView, TabulaPlayerView
-
-from .i18n import deadline_text, has, role_name, t
-from .render import (
+from service.texts.i18n import deadline_text, has, role_name, t
+from service.texts.render import (
     Info,
     Reader,
     counts,

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from sqlmodel import col, or_, select
 
 import engine
-
-from . import grammar, host, lobby, more, play, rematch, volunteers
-from .context import Ctx
-from .db import bump, lock_game
-from .grammar import Parsed
-from .models import Game, Seat
-from .room import Room
+from service.game import host, lobby, more, play, rematch, volunteers
+from service.game.context import Ctx
+from service.game.room import Room
+from service.store.db import bump, lock_game
+from service.store.models import Game, Seat
+from service.texts import grammar
+from service.texts.grammar import Parsed
 
 ACTIVE = ("lobby", "running")
 """The statuses of a game still being played (or about to be)."""

@@ -28,7 +28,7 @@ from sqlalchemy import event, insert
 from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
-from .models import GameEvent, Identity, Outbox
+from service.store.models import GameEvent, Identity, Outbox
 
 _KEY = "lupus.unit"
 """``session.info`` key of the session's ``Unit``: the only one this module and its callers use."""

@@ -17,9 +17,8 @@ import engine
 from engine import GameConfig, GameState, RuleSet
 from engine.lupusburg import series as engine_series
 from engine.lupusburg.series import Series
-
-from . import render
-from .models import Game
+from service.store.models import Game
+from service.texts import render
 
 KEY = "series"
 """Where a game's setup keeps the series it continues."""
@@ -65,7 +64,7 @@ def setup_for_next(game: Game, state: GameState) -> dict[str, Any]:
 
 
 class Ended(Protocol):
-    """What the totals need of the game that ended (a ``service.room.Room``, which calls
+    """What the totals need of the game that ended (a ``service.game.room.Room``, which calls
     ``tell_totals``: named here so that this module need not import it back)."""
 
     game: Game

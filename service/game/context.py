@@ -11,19 +11,19 @@ from typing import Any, Protocol
 
 from sqlmodel import Session
 
-from .channels import channel
-from .channels.base import Buttons, Tap
-from .delivery.senders import KEYBOARD
-from .i18n import has, t
-from .models import Identity, Outbox
-from .settings import Settings
-from .unit import unit_of
+from service.channels import channel
+from service.channels.base import Buttons, Tap
+from service.delivery.senders import KEYBOARD
+from service.settings import Settings
+from service.store.models import Identity, Outbox
+from service.store.unit import unit_of
+from service.texts.i18n import has, t
 
 __all__ = ["Buttons", "Ctx", "Tap"]
 
 
 class Serving(Protocol):
-    """What a command may ask of the application service that runs it (``service.app.Service``):
+    """What a command may ask of the application service that runs it (``service.game.app.Service``):
     named here so that the commands, which the service imports, need not import it back."""
 
     settings: Settings
@@ -107,7 +107,7 @@ class Ctx:
         is the results, the held commentary's summary, the announcement and his numbered options
         together. Each part is a row he was going to receive anyway, so merging can show him
         nothing new. The merged text's key is ``<channel>.merged`` (``sms.merged``). It asks the
-        transaction's unit of work (``service.unit``), which mostly still holds the rows: rewriting
+        transaction's unit of work (``service.store.unit``), which mostly still holds the rows: rewriting
         them costs no statement, and the merged rows go in the commit's one INSERT."""
         unit = unit_of(self.session)
         by_person: dict[int, list[Outbox]] = {}

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, SQLModel, col, select
 
-from .models import Game
+from service.store.models import Game
 
 
 class Conflict(RuntimeError):
@@ -65,7 +65,7 @@ def _serialize_sqlite(engine: Engine) -> None:
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One transaction: commit on success, roll back on any error. What it holds back from the
-    database until commit (or a read that needs it) is its ``service.unit.Unit``."""
+    database until commit (or a read that needs it) is its ``service.store.unit.Unit``."""
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session

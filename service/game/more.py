@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
-from . import play
-from .channels import channel as channel_of
-from .context import Ctx
-from .digest import SQUARE_KEYS
-from .grammar import Parsed
-from .i18n import t
-from .models import Inbound, Outbox
-from .room import Room
+from service.channels import channel as channel_of
+from service.game import play
+from service.game.context import Ctx
+from service.game.room import Room
+from service.store.models import Inbound, Outbox
+from service.texts.digest import SQUARE_KEYS
+from service.texts.grammar import Parsed
+from service.texts.i18n import t
 
 #: A page's length: ten GSM-7 segments, within Twilio's 1,600 characters a text.
 PAGE = 1530

@@ -17,13 +17,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import engine
-
-from . import ghosts, grammar, render, volunteers
-from .context import Ctx
-from .grammar import Parsed
-from .i18n import deadline_text, duration_text, t
-from .models import Identity, Seat
-from .room import FORMER, Room
+from service.game import ghosts, volunteers
+from service.game.context import Ctx
+from service.game.room import FORMER, Room
+from service.store.models import Identity, Seat
+from service.texts import grammar, render
+from service.texts.grammar import Parsed
+from service.texts.i18n import deadline_text, duration_text, t
 
 #: A deadline moved this close closes the phase before anyone could act on a text saying so: no
 #: text goes (it would cost every SMS player a segment seconds before the close's own texts).

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import LupusError
-
-from .i18n import has, role_name, t
+from service.texts.i18n import has, role_name, t
 
 #: Refusals whose text reads "you cannot {verb}": the verb goes in as an infinitive (``verb.to.VERB``).
 SAID_AS_INFINITIVE = frozenset({"power.none", "power.wrong_phase", "power.not_now", "day.only"})

@@ -14,8 +14,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from engine import payloads
-
-from .i18n import deadline_text, has, role_name, t
+from service.texts.i18n import deadline_text, has, role_name, t
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ reach). Pure domain functions over the application service; thin tasks call them
 - Absences are counted as a phase closes (``Service.before_close``): a player who had something to
   do and did nothing misses the phase; any move of his resets the count. At ``INACTIVE_PHASES``
   misses in a row he is warned; at one more the first volunteer waiting (``volunteer CODE``, see
-  ``service.volunteers``) takes his seat, with everything the character knows, and the hosts are
+  ``service.game.volunteers``) takes his seat, with everything the character knows, and the hosts are
   told; with nobody waiting the host is asked to hand the seat on (``replace NAME`` opens it and the
   next ``join CODE`` or ``volunteer CODE`` takes it).
 """
@@ -28,16 +28,16 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine import Verb
-
-from . import render, volunteers
-from .app import Service
-from .context import Ctx
-from .db import lock_game
-from .host import unseat
-from .i18n import deadline_text, t
-from .models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
-from .room import Room
-from .unit import unit_of
+from service.game import volunteers
+from service.game.app import Service
+from service.game.context import Ctx
+from service.game.host import unseat
+from service.game.room import Room
+from service.store.db import lock_game
+from service.store.models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
+from service.store.unit import unit_of
+from service.texts import render
+from service.texts.i18n import deadline_text, t
 
 STANDING = frozenset({Verb.REVEAL})
 

@@ -23,9 +23,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from service.db import transaction
-from service.models import Game, Heartbeat, Outbox, utcnow
 from service.settings import Settings
+from service.store.db import transaction
+from service.store.models import Game, Heartbeat, Outbox, utcnow
 
 log = structlog.get_logger(__name__)
 ROLES = ("worker", "beat")

@@ -158,9 +158,9 @@ class _Database:
         self.db, self.settings, self.now = db, settings, now
 
     def collect(self) -> Iterator[Metric]:
-        from service.health import ROLES as LIVE
-        from service.health import liveness
-        from service.models import Outbox
+        from service.ops.health import ROLES as LIVE
+        from service.ops.health import liveness
+        from service.store.models import Outbox
 
         live = liveness(self.db, self.settings, self.now)
         with Session(self.db) as s:

@@ -14,7 +14,7 @@ It is cheap and idempotent, so it is called wherever the answer may change: afte
 the engine state, when a seat changes hands, when the game ends, when the host flips the option.
 
 If Telegram refuses (400 "not enough rights", or a basic group, where restricting does not exist),
-the worker reports the row, and ``service.failures.tell_hosts_mute_refused`` tells the game's hosts
+the worker reports the row, and ``service.game.failures.tell_hosts_mute_refused`` tells the game's hosts
 once and turns the option off for that game (``refused_for_rights``), so nothing is tried again
 and again. Only a channel with acts on chats (Telegram's ``Channel.acts``) is concerned: ``Ctx.act``
 writes nothing for the others. A Ghost whose
@@ -31,18 +31,17 @@ from sqlmodel import col, select
 
 import engine
 from engine import GameState
-
-from .channels import channel as channel_of
-from .context import Ctx
-from .models import Game, Identity, Outbox, Seat
-from .unit import unit_of
+from service.channels import channel as channel_of
+from service.game.context import Ctx
+from service.store.models import Game, Identity, Outbox, Seat
+from service.store.unit import unit_of
 
 OPTION = "mute_ghosts"
 MUTE, UNMUTE = "mute", "unmute"
 
 
 class Table(Protocol):
-    """What muting needs of a game loaded for one command (a ``service.room.Room``, which calls
+    """What muting needs of a game loaded for one command (a ``service.game.room.Room``, which calls
     ``sync``: named here so that this module need not import it back)."""
 
     ctx: Ctx
@@ -102,6 +101,6 @@ def refused_for_rights(rows: Iterable[Outbox]) -> list[int]:
     """Of the acts the platform refused (the worker's ``Report.refused``), the games where the reason
     is the bot's rights in the group, as the channel reads its error (``Channel.cannot_act``): muting
     there would be refused every time, so it is turned off and the hosts are told
-    (``service.failures.tell_hosts_mute_refused``)."""
+    (``service.game.failures.tell_hosts_mute_refused``)."""
     return sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
                    and channel_of(r.channel).cannot_act(r.last_error or "")})
