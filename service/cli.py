@@ -60,52 +60,29 @@ def db_upgrade(revision: str = typer.Argument("head", help="the revision to reac
     typer.echo(f"database at {revision}")
 
 
-telegram_app = typer.Typer(add_completion=False, no_args_is_help=True, help="The Telegram bot.")
-app.add_typer(telegram_app, name="telegram")
-
-
-@telegram_app.command("set-webhook")
-def telegram_set_webhook(
-    drop_pending: bool = typer.Option(False, "--drop-pending", help="forget updates Telegram still holds"),
+@app.command()
+def setup(
+    fresh: bool = typer.Option(False, "--fresh", help="forget what the platforms still hold for the bot "
+                               "(Telegram's pending updates)"),
 ) -> None:
-    """Register PUBLIC_URL/telegram/webhook with Telegram (via TELEGRAM_API_URL), with the secret
-    Telegram then sends in every update, and the update types the bot reads; and the "/" menu, in
-    English, Italian and Spanish (by each user's Telegram language; English for the others), for
-    private chats and for groups."""
-    import asyncio
-
-    from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
-    from telegram.error import TelegramError
-
-    from service.channels.telegram.inbound import ALLOWED_UPDATES
-    from service.channels.telegram.presentation import MENU, menu
-    from service.channels.telegram.sender import bot_base_url
+    """Tell each configured channel's platform where this deployment is (PUBLIC_URL): Telegram's
+    webhook, with its secret and its "/" menu in every language of ours; the Twilio number's
+    incoming texts. Run once after the first deploy and whenever PUBLIC_URL changes (the postdeploy
+    step runs it). Exit status 1 when a platform refused, 2 when no channel is configured."""
+    from service.channels import CHANNELS
+    from service.channels.base import FAIL
     from service.settings import get_settings
-    from service.texts.i18n import LANGUAGES
 
     cfg = get_settings()
-    if not (cfg.TELEGRAM_BOT_TOKEN and cfg.TELEGRAM_WEBHOOK_SECRET):
-        typer.echo("TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET must be set", err=True)
+    done = [check for channel in CHANNELS.values() for check in channel.setup(cfg, fresh=fresh)]
+    if not done:
+        typer.echo("no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)",
+                   err=True)
         raise typer.Exit(2)
-    url = cfg.PUBLIC_URL.rstrip("/") + "/telegram/webhook"
-
-    async def register() -> str:
-        async with Bot(cfg.TELEGRAM_BOT_TOKEN or "", base_url=bot_base_url(cfg.TELEGRAM_API_URL)) as bot:
-            await bot.set_webhook(url, secret_token=cfg.TELEGRAM_WEBHOOK_SECRET,
-                                  allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=drop_pending)
-            scopes = {"private": BotCommandScopeAllPrivateChats(), "group": BotCommandScopeAllGroupChats()}
-            for scope in MENU:
-                for lang in (None, *LANGUAGES):  # None: everyone whose language has no menu of its own
-                    commands = [BotCommand(c, d) for c, d in menu(lang or "en", scope)]
-                    await bot.set_my_commands(commands, scope=scopes[scope], language_code=lang)
-            return str(bot.username)
-
-    try:
-        username = asyncio.run(register())
-    except TelegramError as e:
-        typer.echo(f"Telegram refused: {e}", err=True)
-        raise typer.Exit(1) from None
-    typer.echo(f"@{username} now posts updates to {url}; its / menu is set in {', '.join(LANGUAGES)}")
+    for check in done:
+        typer.echo(check.line())
+    if any(c.status == FAIL for c in done):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -229,9 +206,10 @@ def doctor(
     setup: bool = typer.Option(False, "--setup", help="only what must hold before the processes start "
                                "(the configuration, PUBLIC_URL, the database migrated, the broker): a postdeploy step"),
 ) -> None:
-    """Check a live deployment against the runbook, in plain words: the Telegram webhook, the Twilio
-    number, the database and its migrations, the broker, the worker's and beat's heartbeats, the
-    public address. Exit status 1 when something is wrong."""
+    """Check a live deployment against the runbook, in plain words: the database and its migrations,
+    the broker, the worker's and beat's heartbeats, the public address, and each configured
+    channel's platform (Telegram's webhook, the Twilio number). Exit status 1 when something is
+    wrong."""
     from service.ops.doctor import FAIL, run
     from service.settings import get_settings
 

@@ -79,6 +79,22 @@ class Notice:
     audience: Sequence[str] | None = None
 
 
+OK, FAIL, SKIP = "ok", "FAIL", "-"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of ``lupus doctor`` or ``lupus setup``: what was checked (or done), and what it found,
+    in plain words an operator can act on."""
+
+    name: str
+    status: str  # OK, FAIL or SKIP (not applicable, or not checkable from here)
+    says: str
+
+    def line(self) -> str:
+        return f"{self.status:<4} {self.name}: {self.says}"
+
+
 @dataclass(frozen=True)
 class Outbound:
     """What a deployment's settings make of one channel's sending (``Channel.outbound``): its sender,
@@ -218,6 +234,25 @@ class Channel(Protocol):
         """Its webhook routes, for the web app to mount (None: nothing comes to it over HTTP)."""
         ...
 
+    # What the operator runs (``lupus setup``, ``lupus doctor``): each channel speaks to its own
+    # platform, so neither command names one.
+
+    def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
+        """Tell its platform where the webhook is (``PUBLIC_URL``) and what else the platform keeps
+        for the bot (Telegram's "/" menu); ``fresh``: forget what the platform still holds for us.
+        Nothing (``[]``) when the channel is off."""
+        ...
+
+    def doctor(self, settings: Settings) -> list[Check]:
+        """Its platform's side of the deployment, read from the platform (where it posts, what it
+        holds back), each problem with what fixes it; one SKIP line when the channel is off."""
+        ...
+
+    def private_link(self, handle: str | None, start: str | None = None) -> str | None:
+        """The link that opens a private chat with the bot (joining game ``start``), from what the
+        platform calls the bot (``handle``: Telegram's username, which its webhook learns), or None."""
+        ...
+
 
 class Plain:
     """A channel of plain texts: no buttons, no holding, no merging, every text as written. What an
@@ -273,4 +308,13 @@ class Plain:
         return None
 
     def webhook(self, hub: Hub) -> Webhook | None:
+        return None
+
+    def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
+        return []
+
+    def doctor(self, settings: Settings) -> list[Check]:
+        return []
+
+    def private_link(self, handle: str | None, start: str | None = None) -> str | None:
         return None

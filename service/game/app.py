@@ -76,8 +76,9 @@ class Service:
         self.clock = clock
         self.after_commit = after_commit
         """Called with the new outbox ids once a command has committed (the worker enqueues them)."""
-        self.telegram_bot: str | None = None
-        """The Telegram bot's username (the web app learns it from getMe), for t.me links in texts."""
+        self.handles: dict[str, str] = {}
+        """What each channel's platform calls the bot (Telegram's username, which its webhook learns
+        from getMe), for the links in texts that open a private chat with it."""
         self.before_close: list[Callable[[Ctx, Room], None]] = []
         """Called inside ``close_phase``'s transaction, under the game lock, before the engine closes
         the phase (the worker counts who let it pass: service.game.reminders)."""
@@ -300,7 +301,7 @@ class Service:
                 # Said in a group by someone the bot cannot write to: tell him there how to fix it.
                 name = identity.display_name or "?"
                 ctx.send(group, "svc.tg.open_bot", t(group.language, "svc.tg.open_bot", name=name,
-                                                      link=ctx.bot_link()), f"in{inbound_id}:open")
+                                                      link=ctx.bot_link(group.channel)), f"in{inbound_id}:open")
             session.add(identity)
             return ctx.replies, ctx
 

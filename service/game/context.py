@@ -27,7 +27,7 @@ class Serving(Protocol):
     named here so that the commands, which the service imports, need not import it back."""
 
     settings: Settings
-    telegram_bot: str | None
+    handles: dict[str, str]
 
     def random_bits(self, k: int, /) -> int:
         """Fresh random bits (a new game's seed)."""
@@ -154,12 +154,11 @@ class Ctx:
             return None
         return channel(self.identity.channel).keyboard(actions, code, lang, phase=phase, seats=seats, chosen=chosen)
 
-    def bot_link(self, start: str | None = None) -> str:
-        """The t.me link that opens a private chat with the bot (and joins a game, with ``start``)."""
-        bot = self.svc.telegram_bot
-        if not bot:
-            return t(self.lang, "svc.tg.the_bot")
-        return f"https://t.me/{bot}" + (f"?start={start}" if start else "")
+    def bot_link(self, via: str, start: str | None = None) -> str:
+        """The link that opens a private chat with the bot on channel ``via`` (and joins a game, with
+        ``start``), or words that say where to find it while the link is not known."""
+        link = channel(via).private_link(self.svc.handles.get(via), start)
+        return link or t(self.lang, "svc.tg.the_bot")
 
     def reply(self, key: str, **data: Any) -> None:
         """Answer him with ``key``, in its short ``sms.`` form if his channel reads short and it has one."""

@@ -152,7 +152,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
     ctx.identity.current_game_id = game.id
     ctx.reply("svc.created", code=code, rules=rules, tz=tz)
     if group is not None:
-        join = ctx.bot_link(code)
+        join = ctx.bot_link(group.channel, code)
         button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
         ctx.send(group, "svc.tg.group_game", t(lang, "svc.tg.group_game", code=code, link=join),
                  f"g{game.id}:group", game_id=game.id, buttons=[[button]] if join.startswith("http") else None)
@@ -340,9 +340,11 @@ def start(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.not_host")
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
-    far = [s.name for s, p in room.seated() if channel_of(p.channel).writes_first and (not p.direct or p.unreachable)]
+    far = [(s.name, p.channel) for s, p in room.seated()
+           if channel_of(p.channel).writes_first and (not p.direct or p.unreachable)]
     if far:  # Telegram refuses a bot's first word: they must open the bot before secrets can reach them
-        room.broadcast("svc.start.unreachable", {"names": ", ".join(far), "link": ctx.bot_link()}, kind="lobby")
+        names = ", ".join(name for name, _ in far)
+        room.broadcast("svc.start.unreachable", {"names": names, "link": ctx.bot_link(far[0][1])}, kind="lobby")
         return None
     players = [s.name for s in room.seats]
     if game.options.get("shuffle", True):

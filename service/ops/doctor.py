@@ -1,32 +1,22 @@
 """``lupus doctor``: what the runbook sets up, checked against the live deployment and explained in
 plain words. Run it where the deployment's configuration is (``heroku run lupus doctor``, ``fly ssh
-console -C "lupus doctor"``); every check reaches the real thing: Telegram's getWebhookInfo, the
-Twilio number's configuration, the database, the broker, the heartbeats, the public address.
+console -C "lupus doctor"``); every check reaches the real thing: the database, the broker, the
+heartbeats, the public address, and each channel's platform (``Channel.doctor``: Telegram's
+getWebhookInfo, the Twilio number's configuration).
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Callable
 
 import httpx
 from sqlalchemy import text
 
+from service.channels import CHANNELS
+from service.channels.base import FAIL, OK, SKIP, Check
 from service.settings import Settings, redis_tls_options
 
-OK, FAIL, SKIP = "ok", "FAIL", "-"
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: str  # OK, FAIL or SKIP (not applicable, or not checkable from here)
-    says: str
-
-    def line(self) -> str:
-        return f"{self.status:<4} {self.name}: {self.says}"
+__all__ = ["FAIL", "OK", "SKIP", "Check", "run"]
 
 
 def run(settings: Settings, setup: bool = False) -> list[Check]:
@@ -34,13 +24,17 @@ def run(settings: Settings, setup: bool = False) -> list[Check]:
     ``setup``: only what must hold before the processes start (a release's postdeploy step): the
     configuration, an https PUBLIC_URL, the database migrated, the broker reachable."""
     out: list[Check] = []
-    checks = ((configuration, public_address, database, broker) if setup else
-              (configuration, public_url, database, broker, liveness, connections, telegram, twilio))
-    for check in checks:
+    checks: list[tuple[str, Callable[[Settings], list[Check]]]] = [
+        (check.__name__.replace("_", " "), check)
+        for check in ((configuration, public_address, database, broker) if setup else
+                      (configuration, public_url, database, broker, liveness, connections))]
+    if not setup:  # then each channel reads its platform's side back (where it posts, what it holds)
+        checks += [(name, channel.doctor) for name, channel in CHANNELS.items()]
+    for name, check in checks:
         try:
             out.extend(check(settings))
         except Exception as e:
-            out.append(Check(check.__name__.replace("_", " "), FAIL, f"the check itself failed: {e!r}"))
+            out.append(Check(name, FAIL, f"the check itself failed: {e!r}"))
     return out
 
 
@@ -185,82 +179,3 @@ def connections(cfg: Settings) -> list[Check]:
     if budget > allowed:
         return [Check("connections", FAIL, says + ": lower them (the runbook's table has the figures per plan)")]
     return [Check("connections", OK, says + "; each more machine adds its own")]
-
-
-def _expected(cfg: Settings, path: str) -> str:
-    return cfg.PUBLIC_URL.rstrip("/") + path
-
-
-def telegram(cfg: Settings) -> list[Check]:
-    if not cfg.TELEGRAM_BOT_TOKEN:
-        return [Check("telegram", SKIP, "off (TELEGRAM_BOT_TOKEN is not set)")]
-    from telegram import Bot
-
-    from service.channels.telegram.sender import bot_base_url
-
-    async def ask() -> Any:
-        async with Bot(cfg.TELEGRAM_BOT_TOKEN or "", base_url=bot_base_url(cfg.TELEGRAM_API_URL)) as bot:
-            return await bot.get_webhook_info()
-
-    info = asyncio.run(ask())
-    want = _expected(cfg, "/telegram/webhook")
-    out = []
-    if info.url != want:
-        where = f"to {info.url}" if info.url else "nowhere (no webhook is set)"
-        out.append(Check("telegram webhook", FAIL, f"Telegram posts updates {where}, not to {want}: run "
-                         "`lupus telegram set-webhook` (heroku run ..., fly ssh console -C ...)"))
-    else:
-        out.append(Check("telegram webhook", OK, f"Telegram posts updates to {want}"))
-    pending = int(info.pending_update_count or 0)
-    out.append(Check("telegram pending", FAIL if pending > 100 else OK,
-                     f"{pending} update(s) wait to be delivered" + (": the webhook is failing or slow" if pending > 100
-                                                                     else "")))
-    if info.last_error_date is not None:
-        when = info.last_error_date if info.last_error_date.tzinfo else info.last_error_date.replace(tzinfo=UTC)
-        ago = datetime.now(UTC) - when
-        recent = ago < timedelta(hours=1)
-        out.append(Check("telegram last error", FAIL if recent else OK,
-                         f"{int(ago.total_seconds() // 60)} min ago: {info.last_error_message}"
-                         + (" (a 403 is a wrong TELEGRAM_WEBHOOK_SECRET; a timeout or 5xx, the web process)"
-                            if recent else "")))
-    return out
-
-
-def twilio(cfg: Settings) -> list[Check]:
-    if not (cfg.TWILIO_ACCOUNT_SID and cfg.TWILIO_AUTH_TOKEN):
-        return [Check("twilio", SKIP, "off (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are not set)")]
-    if not cfg.TWILIO_FROM_NUMBER:
-        return [Check("twilio number", SKIP, "a Messaging Service sends (TWILIO_MESSAGING_SERVICE_SID): check in the "
-                      "console that its Integration sends incoming messages to "
-                      f"{_expected(cfg, '/sms/twilio')} (not checked from here)")]
-    from twilio.base.exceptions import TwilioRestException
-    from twilio.rest import Client
-
-    client = Client(cfg.TWILIO_ACCOUNT_SID, cfg.TWILIO_AUTH_TOKEN)
-    client.api.base_url = cfg.TWILIO_API_URL
-    try:
-        numbers = client.incoming_phone_numbers.list(phone_number=cfg.TWILIO_FROM_NUMBER, limit=5)
-    except TwilioRestException as e:
-        return [Check("twilio number", FAIL, f"Twilio refused ({e.status}, {e.code}): are TWILIO_ACCOUNT_SID and "
-                      "TWILIO_AUTH_TOKEN this account's?")]
-    if not numbers:
-        return [Check("twilio number", FAIL, f"{cfg.TWILIO_FROM_NUMBER} is not a number of this account "
-                      "(TWILIO_FROM_NUMBER, in E.164: +39...)")]
-    number = numbers[0]
-    want = _expected(cfg, "/sms/twilio")
-    out = []
-    if number.sms_url != want or (number.sms_method or "POST").upper() != "POST":
-        now = f"{number.sms_method} {number.sms_url}" if number.sms_url else "nowhere"
-        out.append(Check("twilio sms url", FAIL, f"incoming texts go {now}, not to POST {want}: set it under the "
-                         "number's Messaging configuration, \"A message comes in\""))
-    else:
-        out.append(Check("twilio sms url", OK, f"incoming texts go to POST {want}"))
-    status = number.status_callback or ""
-    if status.startswith(_expected(cfg, "/sms/twilio/status")):
-        out.append(Check("twilio status url", FAIL, f"the number has a status callback ({status}): remove it. The "
-                         "app asks for each text's delivery report itself (with the text's key); "
-                         "reports sent to the number's URL carry none, and are refused"))
-    else:
-        out.append(Check("twilio status url", OK, "each text asks for its own delivery report, at "
-                         f"{_expected(cfg, '/sms/twilio/status')}"))
-    return out

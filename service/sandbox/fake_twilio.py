@@ -176,6 +176,17 @@ class FakeTwilio:
             return 200, {"incoming_phone_numbers": found, "page": 0, "page_size": 50, "start": 0,
                          "end": max(0, len(found) - 1), "uri": uri, "first_page_uri": uri,
                          "next_page_uri": None, "previous_page_uri": None}
+        one = re.fullmatch(r"Accounts/([^/]+)/IncomingPhoneNumbers/(PN[0-9a-f]{32})\.json", path)
+        if one is not None:  # a number's configuration, read or changed (as `lupus setup` does)
+            if not self._authorized(auth) or one.group(1) != self.account_sid:
+                return _error(401, 20003, "Authenticate")
+            number = next((n for n in self.phone_numbers.values() if n["sid"] == one.group(2)), None)
+            if number is None:
+                return _error(404, 20404, f"The requested resource {path} was not found")
+            if method == "POST":
+                fields = {"SmsUrl": "sms_url", "SmsMethod": "sms_method", "StatusCallback": "status_callback"}
+                number.update({fields[k]: v for k, v in p.items() if k in fields})
+            return 200, dict(number)
         m = re.fullmatch(r"Accounts/([^/]+)/Messages(?:/(SM[0-9a-f]{32}))?\.json", path)
         if m is None:
             return _error(404, 20404, "The requested resource was not found")

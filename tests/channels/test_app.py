@@ -1,5 +1,5 @@
 """The app's edges: health, the home page, importing without a database, channels off, and
-``lupus telegram set-webhook``."""
+``lupus setup``."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
             monkeypatch.setenv(name, value)
         get_settings.cache_clear()
         try:
-            result = CliRunner().invoke(cli, ["telegram", "set-webhook"])
+            result = CliRunner().invoke(cli, ["setup"])
         finally:
             get_settings.cache_clear()
         assert result.exit_code == 0, result.output
@@ -115,7 +115,8 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
             "aiuto", "stato", "ruolo", "giocatori"]
         assert fake.commands("all_group_chats", "es")[0] == {"command": "ayuda",
                                                              "description": "qué puedes hacer ahora"}
-        assert "menu is set in en, it, es" in result.output
+        assert "menu: the / menu is set in en, it, es" in result.output
+        assert f"@lupus_sandbox_bot now posts updates to {PUBLIC_URL}/telegram/webhook" in result.output
         # Telegram now posts to the app with the secret, and the app takes it.
         settings = make_settings(str(db.url), url)
         with ServerThread(create_app(settings, Service(settings, db))) as app_url:
@@ -126,7 +127,8 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
     monkeypatch.delenv("TELEGRAM_BOT_TOKEN")
     get_settings.cache_clear()
     try:
-        assert CliRunner().invoke(cli, ["telegram", "set-webhook"]).exit_code == 2
+        refused = CliRunner().invoke(cli, ["setup"])  # no channel configured: nothing to tell any platform
+        assert refused.exit_code == 2 and "no channel is configured" in refused.output
     finally:
         get_settings.cache_clear()
 

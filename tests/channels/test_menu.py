@@ -1,4 +1,4 @@
-"""The bot's "/" menu (setMyCommands, registered by ``lupus telegram set-webhook``; see test_app):
+"""The bot's "/" menu (setMyCommands, registered by ``lupus setup``; see test_app):
 every command in it is one the grammar reads, in each language, and the runbook's list for BotFather
 is the English one."""
 

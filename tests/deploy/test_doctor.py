@@ -77,11 +77,15 @@ def deployment() -> Iterator[Deployment]:
 
 def test_doctor_says_a_deployment_set_up_as_the_runbook_says_is_well(deployment: Deployment) -> None:
     d = deployment
-    # The runbook's steps: the webhook registered, the number's incoming URL set, nothing else on it.
-    setup = subprocess.run(["bash", "-c", "exec lupus telegram set-webhook"], cwd=ROOT, env=env(**d.env),
+    # The runbook's step: each channel's platform told where the app is (the webhook registered, the
+    # number's incoming texts pointed at it), by one command that names no channel.
+    d.twilio.configure_number(NUMBER, sms_url="https://demo.twilio.com/welcome/sms/reply", sms_method="GET")
+    setup = subprocess.run(["bash", "-c", "exec lupus setup"], cwd=ROOT, env=env(**d.env),
                            capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stdout + setup.stderr
-    d.twilio.configure_number(NUMBER, sms_url=d.public + "/sms/twilio", sms_method="POST")
+    assert f"ok   twilio sms url: incoming texts to {NUMBER} now go to POST {d.public}/sms/twilio" in setup.stdout
+    assert f"now posts updates to {d.public}/telegram/webhook" in setup.stdout
+    assert d.twilio.phone_numbers[NUMBER]["sms_method"] == "POST"
     d.heartbeats()
 
     done = d.doctor()
@@ -110,7 +114,7 @@ def test_doctor_names_a_wrong_webhook_and_what_else_the_runbook_warns_about(depl
     failed = {line.split(":")[0].removeprefix("FAIL").strip(): line for line in done.stdout.splitlines()
               if line.startswith("FAIL")}
     assert wrong in failed["telegram webhook"] and f"{d.public}/telegram/webhook" in failed["telegram webhook"]
-    assert "lupus telegram set-webhook" in failed["telegram webhook"]
+    assert "lupus setup" in failed["telegram webhook"]
     assert "321 update(s)" in failed["telegram pending"]
     assert "403 Forbidden" in failed["telegram last error"]
     assert "remove it" in failed["twilio status url"]

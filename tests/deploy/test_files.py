@@ -41,7 +41,7 @@ def test_app_json_runs_the_same_processes_with_postgres_redis_and_a_generated_se
     assert app["env"]["PUBLIC_URL"]["required"] is False
     postdeploy = app["scripts"]["postdeploy"]
     assert postdeploy.startswith("lupus doctor --setup && ") and "|| true" not in postdeploy
-    assert "lupus telegram set-webhook" in postdeploy
+    assert postdeploy.endswith("&& lupus setup")
 
 
 def test_fly_toml_has_the_procfile_processes_and_its_release_command() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Hub, Notice, Outbound, Webhook
+from service.channels.base import Buttons, Check, Hub, Notice, Outbound, Webhook
 from service.channels.sms import gsm7, presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -98,6 +98,19 @@ class Sms:
         from service.channels.sms.webhook import SmsWebhook
 
         return SmsWebhook(hub)
+
+    def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
+        from service.channels.sms import setup  # Twilio's SDK: only where the operator asks
+
+        return setup.setup(settings, fresh)
+
+    def doctor(self, settings: Settings) -> list[Check]:
+        from service.channels.sms import setup
+
+        return setup.doctor(settings)
+
+    def private_link(self, handle: str | None, start: str | None = None) -> str | None:
+        return None  # a number is texted, not opened
 
 
 CHANNEL = Sms()

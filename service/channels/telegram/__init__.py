@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Hub, Outbound, Plain, Webhook
+from service.channels.base import Buttons, Check, Hub, Outbound, Plain, Webhook
 from service.channels.telegram import presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -75,6 +75,22 @@ class Telegram(Plain):
         from service.channels.telegram.webhook import TelegramWebhook
 
         return TelegramWebhook(hub)
+
+    def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
+        from service.channels.telegram import setup  # python-telegram-bot: only where the operator asks
+
+        return setup.setup(settings, fresh)
+
+    def doctor(self, settings: Settings) -> list[Check]:
+        from service.channels.telegram import setup
+
+        return setup.doctor(settings)
+
+    def private_link(self, handle: str | None, start: str | None = None) -> str | None:
+        """t.me's link to the bot, whose ``start`` parameter Telegram sends back as /start's argument."""
+        if not handle:
+            return None
+        return f"https://t.me/{handle}" + (f"?start={start}" if start else "")
 
 
 CHANNEL = Telegram(NAME)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
-from service.channels.telegram import inbound
+from service.channels.telegram import NAME, inbound
 from service.channels.webhooks import ERRORS, INT, STR, read_body
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Named(Protocol):
     """What the route keeps on the application service: the bot's username, which its texts use in
     t.me links (``service.game.app.Service``)."""
 
-    telegram_bot: str | None
+    handles: dict[str, str]
 
 
 def off(settings: Settings) -> str | None:
@@ -89,19 +89,19 @@ class TelegramWebhook:
     async def bot_username(self) -> str | None:
         """The bot's username, from one getMe on first need (retried at most once a minute)."""
         service: Named = self.hub.service
-        if service.telegram_bot:
-            return service.telegram_bot
+        if NAME in service.handles:
+            return service.handles[NAME]
         async with self._lock:
-            if service.telegram_bot or time.monotonic() < self._next_try:
-                return service.telegram_bot
+            if NAME in service.handles or time.monotonic() < self._next_try:
+                return service.handles.get(NAME)
             app = self.application()
             try:
                 await app.initialize()
-                service.telegram_bot = app.bot.username
+                service.handles[NAME] = app.bot.username
             except Exception as e:  # Telegram unreachable: texts say "a private chat with me" meanwhile
                 log.warning("telegram getMe failed: %s", e)
                 self._next_try = time.monotonic() + 60
-        return service.telegram_bot
+        return service.handles.get(NAME)
 
     async def close(self) -> None:
         """At shutdown: the Application's connection pool (if it was ever initialized)."""

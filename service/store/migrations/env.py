@@ -7,7 +7,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlmodel import SQLModel
 
-from service import models  # noqa: F401  (registers every table on the metadata)
+from service.store import models  # noqa: F401  (registers every table on the metadata)
 from service.store.db import make_engine
 
 config = context.config
