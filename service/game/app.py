@@ -3,9 +3,8 @@
     lock the game -> engine.apply / close_phase -> save state, events, outbox rows and the
     next deadline -> commit -> after_commit(outbox ids)   (the worker enqueues dispatch)
 
-Channels call ``handle_inbound``; the worker calls ``due_games`` and ``close_phase`` (and
-sends the outbox, see ``service.delivery``). Time comes from ``clock``, so tests and the
-worker decide what "now" is.
+Channels call ``handle_inbound``; the worker calls ``due_games`` and ``close_phase`` (and sends
+the outbox: ``service.delivery``). Time comes from ``clock``: tests and the worker decide "now".
 """
 
 from __future__ import annotations
@@ -77,8 +76,7 @@ class Service:
         self.after_commit = after_commit
         """Called with the new outbox ids once a command has committed (the worker enqueues them)."""
         self.handles: dict[str, str] = {}
-        """What each channel's platform calls the bot (Telegram's username, which its webhook learns
-        from getMe), for the links in texts that open a private chat with it."""
+        """Each channel's name of the bot (Telegram's username: its webhook asks getMe), for links."""
         self.before_close: list[Callable[[Ctx, Room], None]] = []
         """Called inside ``close_phase``'s transaction, under the game lock, before the engine closes
         the phase (the worker counts who let it pass: service.game.reminders)."""
