@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from service.channels.base import Buttons, Check, Hub, Notice, Outbound, Webhook
 from service.channels.sms import gsm7, presentation
+from service.channels.sms.routes import STATUS_PATH
 from service.delivery.limiter import Rate, Rule
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ MERGED = f"{NAME}.merged"
 """The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
 outbox, ``merged``, under their own keys: ``Ctx.merge_texts``)."""
 TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
-STATUS_PATH = "/sms/twilio/status"
-"""The route Twilio posts a text's delivery reports to (the sender names it for each text)."""
 
 
 class Sms:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.channels.base import FAIL, OK, SKIP, Check
-from service.channels.sms import STATUS_PATH
-from service.channels.sms.webhook import PATH
+from service.channels.sms.routes import PATH, STATUS_PATH
 from service.settings import Settings
 
 FIX = "run `lupus setup`, or set it under the number's Messaging configuration, \"A message comes in\""

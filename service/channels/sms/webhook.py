@@ -10,14 +10,14 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from service.channels.sms import STATUS_PATH, inbound
+from service.channels.sms import inbound
+from service.channels.sms.routes import PATH, STATUS_PATH
 from service.channels.webhooks import ERRORS, STR, parse_form, read_body
 
 if TYPE_CHECKING:
     from service.channels.base import Hub
     from service.settings import Settings
 
-PATH = "/sms/twilio"
 TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 _SIGNATURE = {"name": "X-Twilio-Signature", "in": "header", "required": True, "schema": STR}

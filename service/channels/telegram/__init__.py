@@ -74,7 +74,7 @@ class Telegram(Plain):
     def webhook(self, hub: Hub) -> Webhook | None:
         from service.channels.telegram.webhook import TelegramWebhook
 
-        return TelegramWebhook(hub)
+        return TelegramWebhook(hub, self.name)
 
     def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
         from service.channels.telegram import setup  # python-telegram-bot: only where the operator asks

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
-from service.channels.telegram import NAME, inbound
+from service.channels.telegram import inbound
 from service.channels.webhooks import ERRORS, INT, STR, read_body
 
 if TYPE_CHECKING:
@@ -67,8 +67,10 @@ class TelegramWebhook:
 
     updates = (PATH,)
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, name: str) -> None:
         self.hub = hub
+        self.name = name
+        """The channel's registered name, under which the bot's username is kept (``Service.handles``)."""
         self._app: Any = None
         self._lock = asyncio.Lock()
         self._next_try = 0.0
@@ -89,19 +91,19 @@ class TelegramWebhook:
     async def bot_username(self) -> str | None:
         """The bot's username, from one getMe on first need (retried at most once a minute)."""
         service: Named = self.hub.service
-        if NAME in service.handles:
-            return service.handles[NAME]
+        if self.name in service.handles:
+            return service.handles[self.name]
         async with self._lock:
-            if NAME in service.handles or time.monotonic() < self._next_try:
-                return service.handles.get(NAME)
+            if self.name in service.handles or time.monotonic() < self._next_try:
+                return service.handles.get(self.name)
             app = self.application()
             try:
                 await app.initialize()
-                service.handles[NAME] = app.bot.username
+                service.handles[self.name] = app.bot.username
             except Exception as e:  # Telegram unreachable: texts say "a private chat with me" meanwhile
                 log.warning("telegram getMe failed: %s", e)
                 self._next_try = time.monotonic() + 60
-        return service.handles.get(NAME)
+        return service.handles.get(self.name)
 
     async def close(self) -> None:
         """At shutdown: the Application's connection pool (if it was ever initialized)."""
