@@ -182,7 +182,7 @@ def main() -> None:
                 batch = moves.bodies(n)
                 spy = None
                 if profile:
-                    spy = subprocess.Popen(["py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
+                    spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")) if Path(sys.executable).with_name("py-spy").exists() else "py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
                                             profile, "-d", str(int(args.seconds)), "-p", str(web), "--subprocesses"],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 gc.collect()

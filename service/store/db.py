@@ -9,12 +9,13 @@ which is plenty for a game played by message. Either way each write also bumps t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, bindparam, create_engine, event, inspect, or_, update
+from sqlalchemy import JSON, CursorResult, Engine, bindparam, create_engine, event, insert, inspect, or_, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.attributes import set_committed_value
@@ -176,3 +177,42 @@ def upgrade(url: str, revision: str = "head") -> None:
     if is_sqlite(url):
         make_engine(url).dispose()  # makes the folder for the file
     command.upgrade(alembic_config(url), revision)
+
+
+_UNNEST: dict[tuple[str, tuple[str, ...], bool], Any] = {}
+
+
+def insert_rows(session: Session, table: Any, rows: Sequence[Mapping[str, Any]], returning: bool = False) -> list[int]:
+    """Insert ``rows`` (each with the same columns) in one statement; with ``returning``, their new
+    ids in the order of ``rows``.
+
+    On PostgreSQL the statement's text does not depend on how many rows there are: each column goes
+    as one array, ``INSERT ... SELECT ... FROM unnest(...)``. A multi-row ``VALUES`` (SQLAlchemy's
+    "insertmanyvalues") is a new text for every number of rows, which psycopg converts again and
+    PostgreSQL parses and plans again each time; this one psycopg prepares once per connection.
+    The ids a sequence gives one INSERT rise in the order its rows are inserted, which is the
+    ``ORDER BY`` of the arrays' positions: sorted, they are the rows' (as SQLAlchemy's own
+    ``sort_by_parameter_order`` reads them)."""
+    if not rows:
+        return []
+    conn = session.connection()
+    if conn.dialect.name != "postgresql":
+        stmt = insert(table)
+        if not returning:
+            conn.execute(stmt, list(rows))
+            return []
+        return list(conn.execute(stmt.returning(table.c.id, sort_by_parameter_order=True), list(rows)).scalars())
+    names = tuple(rows[0])
+    key = (table.name, names, returning)
+    unnest = _UNNEST.get(key)
+    if unnest is None:
+        cols = ", ".join(names)
+        arrays = ", ".join(f"CAST(:{n} AS {table.c[n].type.compile(conn.dialect)}[])" for n in names)
+        unnest = _UNNEST[key] = text(f"INSERT INTO {table.name} ({cols}) SELECT {cols} FROM unnest({arrays}) "
+                                     f"WITH ORDINALITY AS u({cols}, n) ORDER BY n"
+                                     + (" RETURNING id" if returning else ""))
+    json_cols = {n for n in names if isinstance(table.c[n].type, JSON)}
+    # JSON goes as text (None as JSON's null, as SQLAlchemy's JSON type writes it).
+    params = {n: [json.dumps(r[n]) for r in rows] if n in json_cols else [r[n] for r in rows] for n in names}
+    result = conn.execute(unnest, params)
+    return sorted(result.scalars()) if returning else []

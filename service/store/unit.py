@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
 
-from sqlalchemy import event, insert
+from sqlalchemy import event
 from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
+from service.store.db import insert_rows
 from service.store.models import GameEvent, Identity, Outbox
 
 _KEY = "lupus.unit"
@@ -109,23 +110,15 @@ class Unit:
 
     def _write_events(self) -> None:
         rows, self._events = self._events, []
-        if rows:
-            # With RETURNING, SQLAlchemy sends the rows as one multi-row INSERT built from one compiled
-            # statement ("insertmanyvalues"). Without it psycopg's executemany runs a pipeline, one INSERT
-            # a row for PostgreSQL; a statement with the rows in values() is built and keyed anew each
-            # time, which cost more instructions than the ORM's flush of them.
-            table = cast("Any", GameEvent).__table__
-            self.session.connection().execute(insert(table).returning(table.c.id), rows).all()
+        insert_rows(self.session, cast("Any", GameEvent).__table__, rows)
 
     def _write_outbox(self) -> None:
         rows, self._outbox = self._outbox, []
         if not rows:
             return
-        table = cast("Any", Outbox).__table__
         values = [{name: getattr(r, name) for name in _OUTBOX_COLUMNS} for r in rows]
-        result = self.session.connection().execute(
-            insert(table).returning(table.c.id, sort_by_parameter_order=True), values)
-        for row, new_id in zip(rows, result.scalars().all(), strict=True):
+        ids = insert_rows(self.session, cast("Any", Outbox).__table__, values, returning=True)
+        for row, new_id in zip(rows, ids, strict=True):
             row.id = new_id
             make_transient_to_detached(row)
             self.session.add(row)

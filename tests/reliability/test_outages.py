@@ -157,7 +157,8 @@ def connections_dropped(tmp_path: Path, pg: Engine, fake: FakeTelegram, redis_ur
     table = _table(tmp_path, observer, redis_url)  # the test's reads, spared
     assert isinstance(table.clock, FileClock)
     sent: list[int] = []
-    killer = Terminator(str(pg.url.database), every=1.5)
+    # Often enough that even a quick game of three phases sees several rounds of drops.
+    killer = Terminator(str(pg.url.database), every=0.75)
     try:
         worker.start()
         with _web_client(table, pg, fake) as client:
