@@ -135,6 +135,20 @@ def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None
     return list(seen.values())
 
 
+def _mine(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The ids and codes of ``my_games``: what most commands need to find theirs, which is then
+    loaded once, locked (no row of a game's state read only to be read again)."""
+    assert ctx.identity is not None
+    me = ctx.identity.id
+    rows = ctx.session.exec(
+        select(Game.id, Game.code)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
+              & (col(Seat.status) == "joined"), isouter=True)
+        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+        .order_by(col(Game.id))).all()
+    return list(dict.fromkeys((int(i), str(c)) for i, c in rows if i is not None))
+
+
 def pick(ctx: Ctx, p: Parsed) -> Room | None:
     """The game a command is about: the one named by ``#CODE``, else the only one he is in,
     else the one where the move makes sense; otherwise ask which."""
@@ -148,7 +162,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
             ctx.reply("svc.not_member", code=room.game.code)
             return None
         return _entered(ctx, room)
-    games = [g for g, _ in my_games(ctx, ACTIVE)]
+    games = _mine(ctx, ACTIVE)
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
         after_end = ("status", "record", "help", "say", "again", "more", None)
@@ -157,18 +171,20 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
         return None
     if len(games) > 1 and p.is_move:
-        fits = [g for g in games if _move_fits(ctx, g, p)]
+        fits = [g for g in games if _move_fits(ctx, ctx.session.get(Game, g[0]), p)]
         games = fits if len(fits) == 1 else games
     if len(games) > 1:
-        codes = ", ".join("#" + g.code for g in games)
-        ctx.reply("svc.which_game", example=games[0].code, text=" ".join(filter(None, [p.verb, p.rest])),
+        codes = ", ".join("#" + code for _, code in games)
+        ctx.reply("svc.which_game", example=games[0][1], text=" ".join(filter(None, [p.verb, p.rest])),
                   codes=codes)
         return None
-    return _entered(ctx, _locked(ctx, games[0]))
+    locked = lock_game(ctx.session, games[0][0])
+    assert locked is not None
+    return _entered(ctx, Room(ctx, locked))
 
 
-def _move_fits(ctx: Ctx, game: Game, p: Parsed) -> bool:
-    if game.state is None or ctx.identity is None:
+def _move_fits(ctx: Ctx, game: Game | None, p: Parsed) -> bool:
+    if game is None or game.state is None or ctx.identity is None:
         return False
     seat = ctx.session.exec(select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id,
                                                Seat.status == "joined")).first()
