@@ -21,6 +21,10 @@ Delivery guarantees, and why these settings:
 - Beat's sweeps go to their own queue, which every worker also consumes (Redis takes the queues in
   turn): a sweep must not wait behind the hundreds of closes and dispatches the previous one
   enqueued, or the deadlines found by the next sweep start late.
+- Phase closes go to a queue of their own too: behind a backlog of sends (each dispatch holds a
+  pool process for up to its budget, seconds), a close waited minutes for its turn with one pool
+  process (``bench/capacity``); taken in turn with the sends, it waits for at most the task the
+  process is running.
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ from kombu import Queue
 log = structlog.get_logger(__name__)
 
 VISIBILITY_TIMEOUT = 3600  # seconds; see the module docstring
-QUEUE, BEAT_QUEUE = "lupus", "lupus.beat"
+QUEUE, CLOSE_QUEUE, BEAT_QUEUE = "lupus", "lupus.close", "lupus.beat"
+QUEUES = (QUEUE, CLOSE_QUEUE, BEAT_QUEUE)
+"""Every queue a worker consumes (what is waiting is their lengths together)."""
 BEAT_TASKS = ("lupus.sweep_deadlines", "lupus.sweep_outbox", "lupus.reminders")
 TASK_MODULES: list[str] = []  # the worker's task modules, added as they are written
 
@@ -97,8 +103,9 @@ def make_celery(
         task_send_sent_event=True,
         broker_connection_retry_on_startup=True,
         task_default_queue=QUEUE,
-        task_queues=(Queue(QUEUE, routing_key=QUEUE), Queue(BEAT_QUEUE, routing_key=BEAT_QUEUE)),
-        task_routes={name: {"queue": BEAT_QUEUE, "routing_key": BEAT_QUEUE} for name in BEAT_TASKS},
+        task_queues=tuple(Queue(q, routing_key=q) for q in QUEUES),
+        task_routes={"lupus.close_phase": {"queue": CLOSE_QUEUE, "routing_key": CLOSE_QUEUE},
+                     **{name: {"queue": BEAT_QUEUE, "routing_key": BEAT_QUEUE} for name in BEAT_TASKS}},
         timezone="UTC",
         enable_utc=True,
     )

@@ -61,6 +61,7 @@ TOKEN = "123456:BENCH-token"
 ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BODIES_PER_SECOND = 1200  # prepared for each closed-loop second: more than the app takes
 CAPTURE_SECONDS = 3
+PY_SPY = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"  # the venv's, else PATH's
 
 
 def free_port() -> int:
@@ -182,7 +183,7 @@ def main() -> None:
                 batch = moves.bodies(n)
                 spy = None
                 if profile:
-                    spy = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")) if Path(sys.executable).with_name("py-spy").exists() else "py-spy", "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
+                    spy = subprocess.Popen([PY_SPY, "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
                                             profile, "-d", str(int(args.seconds)), "-p", str(web), "--subprocesses"],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 gc.collect()

@@ -45,18 +45,19 @@ QUOTED = re.compile(r"'(?:[^']|'')*'")
 
 @dataclass
 class Captured:
-    statements: list[tuple[str, dict[str, str]]]
+    statements: list[tuple[str, dict[str, str], dict[str, int]]]
+    """Each statement, its parameters as SQL literals, and the length of those that are arrays."""
 
     @property
     def moves(self) -> int:
-        return sum(1 for sql, _ in self.statements if sql.startswith("INSERT INTO inbound "))
+        return sum(1 for sql, _, _ in self.statements if sql.startswith("INSERT INTO inbound "))
 
 
 def transactions(folder: Path) -> list[Captured]:
     """The committed transactions that logged at least one move, from every web process's file."""
     out = []
     for path in sorted(folder.glob("statements-*.jsonl")):
-        open_: dict[str, list[tuple[str, dict[str, str]]]] = defaultdict(list)
+        open_: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = defaultdict(list)
         for line in path.read_text().splitlines():
             entry = json.loads(line)
             conn = entry["conn"]
@@ -65,8 +66,9 @@ def transactions(folder: Path) -> list[Captured]:
                 if entry["end"] == "commit" and statements:
                     out.append(Captured(statements))
             else:
-                for row in entry["rows"] or [{}]:
-                    open_[conn].append((entry["sql"], row))
+                lengths = entry.get("lengths") or [{} for _ in entry["rows"]]
+                for row, sizes in zip(entry["rows"] or [{}], lengths or [{}], strict=False):
+                    open_[conn].append((entry["sql"], row, sizes))
     return [t for t in out if t.moves]
 
 
@@ -99,7 +101,7 @@ def _escaped(literal: str) -> str:
 def script(t: Captured, unique: dict[str, set[str]]) -> str:
     """One pgbench script replaying ``t`` (on a database ``prepare`` made ready)."""
     lines = ["BEGIN;"]
-    for sql, params in t.statements:
+    for sql, params, sizes in t.statements:
         if sql.startswith("SET LOCAL lock_timeout"):
             continue  # the app runs a batch that waited too long again, alone; pgbench cannot: it waits
         table = re.match(r"INSERT INTO (\w+)", sql)
@@ -115,8 +117,10 @@ def script(t: Captured, unique: dict[str, set[str]]) -> str:
         for k in range(1, len(parts), 2):
             name = parts[k]
             if name.split("__")[0] in keep_unique:
-                n = f"nextval('{SEQUENCE}')"
-                parts[k] = n if not params[name].startswith("'") else f"('u' || {n})"
+                text_ = params[name].startswith("'") and not params[name].endswith(("int2[]", "int4[]", "int8[]"))
+                n = f"('u' || nextval('{SEQUENCE}'))" if text_ else f"nextval('{SEQUENCE}')"
+                # A column of rows inserted at once (unnest of an array): as many new values.
+                parts[k] = f"ARRAY(SELECT {n} FROM generate_series(1, {sizes[name]}))" if name in sizes else n
             else:
                 parts[k] = _escaped(params[name])
         lines.append("".join(parts) + ";")
@@ -140,7 +144,7 @@ def games_of(t: Captured) -> set[str]:
     """The games a transaction loads or writes: those whose seats it read (every command loads its
     game's table) and those it updated."""
     out = set()
-    for sql, params in t.statements:
+    for sql, params, _ in t.statements:
         if "FROM seats" in sql and "game" in params:
             out.add(params["game"])
         elif sql.startswith("UPDATE games ") and "_id" in params:

@@ -42,7 +42,9 @@ def capture(folder: Path) -> None:
         # INSERTs come as one dict, each row's names suffixed (``seq__0``, ``seq__1``).
         rows = [params] if isinstance(params, dict) or not params else list(params)
         rendered = [{k: literal(cursor, v) for k, v in row.items()} for row in rows]
-        write(conn, sql=sql_text, rows=rendered)
+        # An array's length (a column of rows inserted at once): the floor makes as many new values.
+        lengths = [{k: len(v) for k, v in row.items() if isinstance(v, list)} for row in rows]
+        write(conn, sql=sql_text, rows=rendered, lengths=lengths)
 
     @event.listens_for(Engine, "commit")
     def commit(conn: Any) -> None:

@@ -30,7 +30,7 @@ from service.sandbox.server import ServerThread
 from service.store.db import make_engine
 from service.store.models import GameEvent, Outbox
 from tests.databases import missing
-from worker.celery_app import make_celery
+from worker.celery_app import QUEUES, make_celery
 
 from .conftest import HOST, REDIS_URL, Clock, Table, act
 
@@ -296,7 +296,8 @@ def test_a_deadline_task_delivered_twice_closes_the_phase_once(tmp_path: Path, p
         producer.send_task("lupus.close_phase", args=[game.id, game.phase_no])
     worker.start()
     try:
-        wait(lambda: redis_db.llen("lupus") == 0 and not redis_db.hlen("unacked"), worker, why="both tasks")
+        wait(lambda: not any(redis_db.llen(q) for q in QUEUES) and not redis_db.hlen("unacked"), worker,
+             why="both tasks")
         wait(lambda: _settled(pg), worker, why="the outbox to drain")
     finally:
         worker.stop()
