@@ -40,7 +40,7 @@ from typing import Any
 MAX_SCRIPTS = 100  # a client's; pgbench takes at most 128
 SEQUENCE = "bench_floor_unique"
 PARAM = re.compile(r"%\((\w+)\)s")
-QUOTED = re.compile(r"'(?:[^']|'')*'")
+QUOTED = re.compile(r"(\bE)?'((?:[^'\\]|''|\\.)*)'")
 
 
 @dataclass
@@ -90,10 +90,11 @@ def unique_columns(db: Any) -> dict[str, set[str]]:
 
 
 def _escaped(literal: str) -> str:
-    """A SQL literal with each quoted part as an E'' string whose colons and backslashes are escaped."""
+    """A SQL literal with each quoted part as an E'' string whose colons are escaped (psycopg writes a
+    string with backslashes as E'' already, its backslashes escaped; the others get theirs)."""
     def one(m: re.Match[str]) -> str:
-        body = m.group(0)[1:-1].replace("\\", "\\\\").replace(":", "\\x3a")
-        return "E'" + body + "'"
+        body = m.group(2) if m.group(1) else m.group(2).replace("\\", "\\\\")
+        return "E'" + body.replace(":", "\\x3a") + "'"
 
     return QUOTED.sub(one, literal)
 
