@@ -132,14 +132,19 @@ class Terminator(threading.Thread):
         self.database, self.every = database, every
         self.halt = threading.Event()
         self.rounds = self.dropped = 0
+        self._lock = threading.Lock()
         self.admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
 
     def run(self) -> None:
         while not self.halt.wait(self.every):
-            with self.admin.connect() as c:
-                n = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                   "WHERE datname = :db AND pid <> pg_backend_pid() AND application_name <> :me"),
-                              {"db": self.database, "me": OBSERVER}).scalar_one()
+            self.drop()
+
+    def drop(self) -> None:
+        """One round: every connection but the test's own, dropped now."""
+        with self._lock, self.admin.connect() as c:
+            n = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                               "WHERE datname = :db AND pid <> pg_backend_pid() AND application_name <> :me"),
+                          {"db": self.database, "me": OBSERVER}).scalar_one()
             self.rounds += 1
             self.dropped += int(n or 0)
 
@@ -157,14 +162,15 @@ def connections_dropped(tmp_path: Path, pg: Engine, fake: FakeTelegram, redis_ur
     table = _table(tmp_path, observer, redis_url)  # the test's reads, spared
     assert isinstance(table.clock, FileClock)
     sent: list[int] = []
-    # Often enough that even a quick game of three phases sees several rounds of drops.
-    killer = Terminator(str(pg.url.database), every=0.75)
+    killer = Terminator(str(pg.url.database), every=1.5)
     try:
         worker.start()
         with _web_client(table, pg, fake) as client:
             table.say = webhook_say(table, client, sent)  # type: ignore[method-assign]
             killer.start()
-            _play(table, worker, lambda _phase: None, phases)
+            # And before each close, whatever the clock: a game played quickly still closes every
+            # phase on connections that were just dropped.
+            _play(table, worker, lambda _phase: killer.drop(), phases)
             killer.stop()
         _drain(table, observer, worker)
     finally:
