@@ -7,6 +7,7 @@ transaction; the domain modules (``lobby``, ``play``, ``host``...) do the work.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlmodel import col, or_, select
 
@@ -118,16 +119,20 @@ def _entered(ctx: Ctx, room: Room) -> Room:
     return room
 
 
-def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
-    """The games this identity plays in or hosts, with his name in each."""
+def _mine_query(ctx: Ctx, statuses: tuple[str, ...], *columns: Any) -> Any:
+    """``columns`` of the games this identity plays in (his seat's name, if asked) or hosts."""
     assert ctx.identity is not None
     me = ctx.identity.id
-    rows = ctx.session.exec(
-        select(Game, Seat.name)
-        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
-              & (col(Seat.status) == "joined"), isouter=True)
-        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
-        .order_by(col(Game.id))).all()
+    return (select(*columns)
+            .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
+                  & (col(Seat.status) == "joined"), isouter=True)
+            .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+            .order_by(col(Game.id)))
+
+
+def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
+    """The games this identity plays in or hosts, with his name in each."""
+    rows = ctx.session.exec(_mine_query(ctx, statuses, Game, Seat.name)).all()
     seen: dict[int, tuple[Game, str | None]] = {}
     for game, name in rows:
         if game.id is not None and (game.id not in seen or name):
@@ -138,14 +143,7 @@ def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None
 def _mine(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[int, str]]:
     """The ids and codes of ``my_games``: what most commands need to find theirs, which is then
     loaded once, locked (no row of a game's state read only to be read again)."""
-    assert ctx.identity is not None
-    me = ctx.identity.id
-    rows = ctx.session.exec(
-        select(Game.id, Game.code)
-        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
-              & (col(Seat.status) == "joined"), isouter=True)
-        .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
-        .order_by(col(Game.id))).all()
+    rows = ctx.session.exec(_mine_query(ctx, statuses, Game.id, Game.code)).all()
     return list(dict.fromkeys((int(i), str(c)) for i, c in rows if i is not None))
 
 
