@@ -120,8 +120,8 @@ def main() -> None:
     ap.add_argument("--mix", help="moves of a game day, e.g. talk=36,nominate=12,ballot=14,night=6,command=6")
     ap.add_argument("--scripts", metavar="DIR", help="keep the floor's pgbench scripts (and the captured "
                     "statements) in DIR")
-    ap.add_argument("--profile", metavar="FILE", help="py-spy's raw profile of one web process during the "
-                    "first closed loop, to FILE (needs py-spy)")
+    ap.add_argument("--profile", metavar="FILE", help="py-spy's raw profile of the web processes' "
+                    "threads holding the GIL (their CPU) during the first closed loop, to FILE (needs py-spy)")
     args = ap.parse_args()
     for tool in ("wrk", "pgbench"):
         if shutil.which(tool) is None:
@@ -183,7 +183,7 @@ def main() -> None:
                 batch = moves.bodies(n)
                 spy = None
                 if profile:
-                    spy = subprocess.Popen([PY_SPY, "record", "--nonblocking", "-r", "200", "-f", "raw", "-o",
+                    spy = subprocess.Popen([PY_SPY, "record", "--nonblocking", "--gil", "-r", "200", "-f", "raw", "-o",
                                             profile, "-d", str(int(args.seconds)), "-p", str(web), "--subprocesses"],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 gc.collect()

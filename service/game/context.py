@@ -15,8 +15,8 @@ from service.channels import channel
 from service.channels.base import Buttons, Tap
 from service.delivery.senders import KEYBOARD
 from service.settings import Settings
-from service.store.models import Identity, Outbox
-from service.store.unit import unit_of
+from service.store.models import Identity
+from service.store.unit import Letter, unit_of
 from service.texts.i18n import has, t
 
 __all__ = ["Buttons", "Ctx", "Tap"]
@@ -50,7 +50,7 @@ class Ctx:
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)
-    written: list[Outbox] = field(default_factory=list)
+    written: list[Letter] = field(default_factory=list)
     unreached: set[int] = field(default_factory=set)
     """Telegram users we could not write to privately (they never opened the bot)."""
     tap: Tap | None = None
@@ -72,7 +72,7 @@ class Ctx:
         if way.writes_first and not person.direct:
             self.unreached.add(person.id)
             return
-        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
+        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
                      status="held" if hold else "merged" if said else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now, buttons=buttons if buttons and way.buttons else None)
         unit_of(self.session).stage(row)
@@ -83,7 +83,7 @@ class Ctx:
         sent by the worker like a message, through the sender's ``act``."""
         if person.id is None or not channel(person.channel).acts:
             return
-        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
+        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
         unit_of(self.session).stage(row)
         self.written.append(row)
@@ -96,7 +96,7 @@ class Ctx:
                 or tap.chat is None or tap.message_id is None):
             return
         where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
-        row = Outbox(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
+        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
                      text=where, action=KEYBOARD, not_before=self.now, dedup_key=dedup, created_at=self.now)
         unit_of(self.session).stage(row)
         self.written.append(row)
@@ -110,7 +110,7 @@ class Ctx:
         transaction's unit of work (``service.store.unit``), which mostly still holds the rows: rewriting
         them costs no statement, and the merged rows go in the commit's one INSERT."""
         unit = unit_of(self.session)
-        by_person: dict[int, list[Outbox]] = {}
+        by_person: dict[int, list[Letter]] = {}
         for row in self.written:
             if row.status == "pending":
                 by_person.setdefault(row.identity_id, []).append(row)
@@ -127,21 +127,21 @@ class Ctx:
                 for part in parts:
                     part.status = "merged"  # staged or written: either way this is what is kept
                 name = parts[0].channel
-                merged = Outbox(identity_id=parts[0].identity_id, channel=name,
+                merged = Letter(identity_id=parts[0].identity_id, channel=name,
                                 game_id=next((p.game_id for p in parts if p.game_id is not None), None),
                                 key=f"{name}.merged", text="\n".join(p.text for p in parts), not_before=self.now,
                                 dedup_key=f"{parts[0].dedup_key[:120]}:{name}", created_at=self.now)
                 unit.stage(merged)
                 self.written.append(merged)
 
-    def _behind(self, row: Outbox) -> None:
+    def _behind(self, row: Letter) -> None:
         """Put ``row`` after the rows staged so far: a merged text, written after its parts, would
         otherwise get a higher id, so be sent later, than a text that follows it. A row already
         written (it has its id) goes as a copy staged now."""
         if unit_of(self.session).put_last(row):
             return
         row.status = "merged"
-        copy = Outbox(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
+        copy = Letter(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
                       text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:{row.channel}",
                       created_at=self.now)
         unit_of(self.session).stage(copy)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import col, or_, select
 
 import engine
@@ -119,20 +120,30 @@ def _entered(ctx: Ctx, room: Room) -> Room:
     return room
 
 
-def _mine_query(ctx: Ctx, statuses: tuple[str, ...], *columns: Any) -> Any:
-    """``columns`` of the games this identity plays in (his seat's name, if asked) or hosts."""
-    assert ctx.identity is not None
-    me = ctx.identity.id
+def _mine_query(*columns: Any) -> Any:
+    """``columns`` of the games an identity (``me``) plays in (his seat's name, if asked) or hosts,
+    among ``statuses``. Built once (see ``service.store.db``'s hot statements)."""
+    me: Any = bindparam("me")
     return (select(*columns)
             .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
                   & (col(Seat.status) == "joined"), isouter=True)
-            .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me), col(Game.status).in_(statuses))
+            .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me),
+                   col(Game.status).in_(bindparam("statuses", expanding=True)))
             .order_by(col(Game.id)))
+
+
+_MY_GAMES = _mine_query(Game, Seat.name)
+_MY_CODES = _mine_query(Game.id, Game.code)
+
+
+def _mine_params(ctx: Ctx, statuses: tuple[str, ...]) -> dict[str, Any]:
+    assert ctx.identity is not None
+    return {"me": ctx.identity.id, "statuses": list(statuses)}
 
 
 def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None]]:
     """The games this identity plays in or hosts, with his name in each."""
-    rows = ctx.session.exec(_mine_query(ctx, statuses, Game, Seat.name)).all()
+    rows = ctx.session.exec(_MY_GAMES, params=_mine_params(ctx, statuses)).all()
     seen: dict[int, tuple[Game, str | None]] = {}
     for game, name in rows:
         if game.id is not None and (game.id not in seen or name):
@@ -143,7 +154,7 @@ def my_games(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[Game, str | None
 def _mine(ctx: Ctx, statuses: tuple[str, ...]) -> list[tuple[int, str]]:
     """The ids and codes of ``my_games``: what most commands need to find theirs, which is then
     loaded once, locked (no row of a game's state read only to be read again)."""
-    rows = ctx.session.exec(_mine_query(ctx, statuses, Game.id, Game.code)).all()
+    rows = ctx.session.exec(_MY_CODES, params=_mine_params(ctx, statuses)).all()
     return list(dict.fromkeys((int(i), str(c)) for i, c in rows if i is not None))
 
 

@@ -13,19 +13,22 @@ rollback drops what was staged. Nothing else decides when these rows reach the d
 
 Why: the ORM's insert of the log rows, then of the outbox rows, was the largest cost of a move,
 and a batch of commands (``Service.handle_inbound_many``) then writes all of theirs in two
-statements. Until written, a staged row is a plain object, so what changes it meanwhile
-(``Ctx.merge_texts``) is written with it; once written it belongs to the session like a row it
-loaded, and a later change to it (its status) is flushed as usual.
+statements. A new outbox row is a ``Letter``, a plain object, not one of the session's: the
+ORM's bookkeeping for each object (built, then made persistent after the INSERT) cost more than
+the INSERT itself. What changes a letter before it is written (``Ctx.merge_texts``) is written
+with it; a change to its status after it is written is written as an UPDATE before the next read
+of the outbox, or at commit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import event
-from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy import bindparam, event, update
 from sqlmodel import Session
 
 from service.store.db import insert_rows
@@ -33,7 +36,33 @@ from service.store.models import GameEvent, Identity, Outbox
 
 _KEY = "lupus.unit"
 """``session.info`` key of the session's ``Unit``: the only one this module and its callers use."""
-_OUTBOX_COLUMNS = [c.name for c in cast("Any", Outbox).__table__.columns if c.name != "id"]
+_OUTBOX = cast("Any", Outbox).__table__
+_SET_STATUS = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("_id")).values(status=bindparam("_status"))
+
+
+@dataclass(slots=True, eq=False)
+class Letter:
+    """A new row of the outbox (``service.store.models.Outbox``'s columns a command sets; the others
+    start as the table's defaults). ``id`` is None until it is written."""
+
+    identity_id: int
+    channel: str
+    game_id: int | None
+    key: str
+    text: str
+    dedup_key: str
+    not_before: datetime
+    created_at: datetime
+    status: str = "pending"
+    buttons: list[list[dict[str, str]]] | None = None
+    action: str | None = None
+    id: int | None = None
+
+    def values(self) -> dict[str, Any]:
+        return {"identity_id": self.identity_id, "channel": self.channel, "game_id": self.game_id, "key": self.key,
+                "text": self.text, "status": self.status, "attempts": 0, "not_before": self.not_before,
+                "dedup_key": self.dedup_key, "last_error": None, "created_at": self.created_at, "sent_at": None,
+                "buttons": self.buttons, "delivery": None, "action": self.action, "parts_sent": 0}
 
 
 class Unit:
@@ -43,7 +72,9 @@ class Unit:
     def __init__(self, session: Session) -> None:
         self.session = session
         self._events: list[dict[str, Any]] = []
-        self._outbox: list[Outbox] = []
+        self._outbox: list[Letter] = []
+        self._written: list[tuple[Letter, str]] = []
+        """The letters written so far, each with the status it was written with."""
         self._known: dict[tuple[str, str], Identity | None] | None = None
 
     # -- the game log ---------------------------------------------------------------------------
@@ -56,11 +87,11 @@ class Unit:
         return max((r["seq"] for r in self._events if r["game_id"] == game_id), default=0)
 
     # -- the outbox -----------------------------------------------------------------------------
-    def stage(self, row: Outbox) -> None:
+    def stage(self, row: Letter) -> None:
         """Keep a new outbox row, written with the transaction's others."""
         self._outbox.append(row)
 
-    def put_last(self, row: Outbox) -> bool:
+    def put_last(self, row: Letter) -> bool:
         """Move a staged row behind every row staged so far (its id, so its turn to be sent, comes
         after theirs). False when the row is not staged (it is written already)."""
         at = next((i for i, o in enumerate(self._outbox) if o is row), None)
@@ -88,15 +119,17 @@ class Unit:
     # -- when rows are written ----------------------------------------------------------------------
     @contextmanager
     def reading(self, model: type[GameEvent] | type[Outbox],
-                staged: Callable[[Outbox], bool] | None = None) -> Iterator[None]:
+                staged: Callable[[Letter], bool] | None = None) -> Iterator[None]:
         """Around a read of the log (``GameEvent``) or of the outbox (``Outbox``): the staged rows of
         that table are written first (of the outbox, only those ``staged`` keeps, when given: the
-        ones the read could find), and the session flushes before the read only if one of its
-        pending changes is a row of that table."""
+        ones the read could find, with the letters' changed statuses), and the session flushes
+        before the read only if one of its pending changes is a row of that table."""
         if model is GameEvent:
             self._write_events()
-        elif staged is None or any(staged(o) for o in self._outbox):
-            self._write_outbox()
+        else:
+            if staged is None or any(staged(o) for o in self._outbox):
+                self._write_outbox()
+            self._write_statuses()
         s = self.session
         if any(isinstance(o, model) for o in (*s.new, *s.dirty, *s.deleted)):
             yield
@@ -107,6 +140,7 @@ class Unit:
     def at_commit(self) -> None:
         self._write_events()
         self._write_outbox()
+        self._write_statuses()
 
     def _write_events(self) -> None:
         rows, self._events = self._events, []
@@ -116,12 +150,19 @@ class Unit:
         rows, self._outbox = self._outbox, []
         if not rows:
             return
-        values = [{name: getattr(r, name) for name in _OUTBOX_COLUMNS} for r in rows]
-        ids = insert_rows(self.session, cast("Any", Outbox).__table__, values, returning=True)
+        ids = insert_rows(self.session, _OUTBOX, [r.values() for r in rows], returning=True)
         for row, new_id in zip(rows, ids, strict=True):
             row.id = new_id
-            make_transient_to_detached(row)
-            self.session.add(row)
+            self._written.append((row, row.status))
+
+    def _write_statuses(self) -> None:
+        """An UPDATE for each written letter whose status changed since (``Ctx.merge_texts``)."""
+        changed = [(i, row) for i, (row, status) in enumerate(self._written) if row.status != status]
+        if changed:
+            params = [{"_id": row.id, "_status": row.status} for _, row in changed]
+            self.session.connection().execute(_SET_STATUS, params)
+            for i, row in changed:
+                self._written[i] = (row, row.status)
 
 
 def unit_of(session: Session) -> Unit:

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from service.store.db import transaction
 from service.store.models import Game, GameEvent, Identity, Outbox, utcnow
-from service.store.unit import unit_of
+from service.store.unit import Letter, unit_of
 
 _N = itertools.count(1)
 
@@ -43,9 +43,9 @@ def _setup(db: Engine) -> tuple[int, int]:
         return person.id, game.id
 
 
-def _row(person: int, game: int, tag: str, status: str = "pending") -> Outbox:
-    return Outbox(identity_id=person, channel="test", game_id=game, key="k", text=tag, status=status,
-                  dedup_key=f"unit:{game}:{tag}", created_at=utcnow())
+def _row(person: int, game: int, tag: str, status: str = "pending") -> Letter:
+    return Letter(identity_id=person, channel="test", game_id=game, key="k", text=tag, status=status,
+                  dedup_key=f"unit:{game}:{tag}", not_before=utcnow(), created_at=utcnow())
 
 
 def _inserts(seen: list[str], table: str) -> int:
@@ -58,7 +58,7 @@ def _outbox_inserts(db: Engine, rows: int) -> int:
     return 1 if db.dialect.name == "postgresql" else rows
 
 
-def _held(row: Outbox) -> bool:
+def _held(row: Letter) -> bool:
     return row.status == "held"
 
 
@@ -102,6 +102,32 @@ def test_a_read_writes_only_what_it_could_find_and_flushes_only_its_own_table(db
         with unit.reading(Outbox, staged=_held):
             assert s.exec(select(Outbox).where(Outbox.game_id == game, Outbox.status == "held")).all() == []
     assert _inserts(seen, "outbox") == _outbox_inserts(db, 2)
+
+
+def test_a_letter_changed_after_it_was_written_is_updated_before_a_read_and_at_commit(db: Engine) -> None:
+    person, game = _setup(db)
+    with _statements(db) as seen, transaction(db) as s:
+        unit = unit_of(s)
+        first, second = _row(person, game, "first"), _row(person, game, "second")
+        unit.stage(first)
+        unit.stage(second)
+        with unit.reading(Outbox):
+            assert first.id is not None and second.id is not None
+        first.status = "merged"  # as Ctx.merge_texts does to a part already written
+        with unit.reading(Outbox):
+            pending = s.exec(select(Outbox.text).where(Outbox.game_id == game, Outbox.status == "pending")).all()
+        assert pending == ["second"]
+        second.status = "merged"
+        updates = sum(x.startswith("UPDATE OUTBOX") for x in seen)
+    assert sum(x.startswith("UPDATE OUTBOX") for x in seen) == updates + 1  # at commit, once
+    with Session(db) as s:
+        assert s.exec(select(Outbox.status).where(Outbox.game_id == game)).all() == ["merged", "merged"]
+
+
+def test_a_letter_sets_every_column_of_the_outbox() -> None:
+    # One INSERT statement for all letters: each must give every column (but the id) a value.
+    columns = {c.name for c in Outbox.__table__.columns} - {"id"}  # type: ignore[attr-defined]
+    assert set(_row(1, 1, "x").values()) == columns
 
 
 def test_a_rollback_drops_what_was_staged(db: Engine) -> None:
