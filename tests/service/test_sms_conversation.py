@@ -1,8 +1,8 @@
 """The SMS conversation's promises, kept in every language: a Telegram player's 4,000-character
 talk leaves every SMS player his phase summary, short, with the talk whole on request (``more``);
-the first day's own nomination is in his summary, as its answer promised; a secret ballot is
-confirmed at once and ``status`` shows it to him alone; after STOP and START he learns his card for
-a game that started meanwhile, and what he may do now."""
+the first day's own nomination is answered in one SMS and is in his summary, as its answer
+promised; a secret ballot is confirmed at once and ``status`` shows it to him alone; after STOP
+and START he learns his card for a game that started meanwhile, and what he may do now."""
 
 from __future__ import annotations
 
@@ -169,6 +169,22 @@ def test_the_readers_own_first_day_vote_is_in_his_sms_summary(db: Engine, lang: 
     cast = re.search(rf"\b{target}\(([^)]*)\)", text.split(head, 1)[1])
     assert cast is not None and reader in cast.group(1).split(","), text
     assert set(voters) <= set(cast.group(1).split(",")), text  # everyone's, his own among them
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_first_answer_to_an_sms_nomination_is_one_sms(db: Engine, lang: str) -> None:
+    # Its promise (``sms.own.first``) is long: the running tally is left to the summary, which
+    # shows every nomination, or the answer would cost two segments once a few players had voted.
+    h = _game(db, lang)
+    _to_day(h, lang)
+    alive = [p for p in _alive(h) if p != TG]
+    reader, targets = alive[0], alive[1:]
+    for voter, target in zip(alive[1:4], [*targets[1:], targets[0]], strict=False):
+        h.say(voter, f"{WORDS[lang]['vote']} {target}")
+    h.clear()
+    h.say(reader, f"{WORDS[lang]['vote']} {targets[-1]}")
+    (answer,) = h.inbox(reader)
+    assert answer.endswith(gsm7(t(lang, "sms.own.first"))) and segments(answer) == 1, answer
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
