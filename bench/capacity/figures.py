@@ -76,13 +76,18 @@ class Day:
 
     def per_day(self, group: bool = False) -> float:
         """Texts of one game-day: a night and the day phases after it, each kind's mean texts a
-        phase weighted by how often it came a night (a day with no nominee has no ballot)."""
+        phase once, the ballot's weighted by the share of nominations that opened one (a day with
+        no nominee has no ballot). Not by how many of each kind the run saw whole: a run of a few
+        minutes sees the phases of one kind more often than another's (60 ballots to 18 nights
+        counted the ballot three times a day)."""
         which = self.group if group else self.phases
-        nights = len(self.phases.get("night", []))
         total = 0.0
         for kind, xs in which.items():
             if xs:
-                total += sum(xs) / len(xs) * (len(self.phases[kind]) / nights if nights else 1.0)
+                weight = 1.0
+                if kind == "ballot" and self.phases.get("nominations"):
+                    weight = min(1.0, len(self.phases["ballot"]) / len(self.phases["nominations"]))
+                total += sum(xs) / len(xs) * weight
         if self.night_estimated():
             i = int(group)
             total += (sum(x[i] for x in self.opening["night"]) / len(self.opening["night"])
