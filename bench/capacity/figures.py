@@ -76,18 +76,12 @@ class Day:
 
     def per_day(self, group: bool = False) -> float:
         """Texts of one game-day: a night and the day phases after it, each kind's mean texts a
-        phase once, the ballot's weighted by the share of nominations that opened one (a day with
-        no nominee has no ballot). Not by how many of each kind the run saw whole: a run of a few
-        minutes sees the phases of one kind more often than another's (60 ballots to 18 nights
-        counted the ballot three times a day)."""
+        phase once (the bench's players always nominate, so every day has its ballot). Not weighted
+        by how many of each kind the run saw whole: a run of a few minutes sees more of one kind
+        than of another (60 ballots to 18 nights counted the ballot three times a day), and a
+        ballot still open at the end is no day without one."""
         which = self.group if group else self.phases
-        total = 0.0
-        for kind, xs in which.items():
-            if xs:
-                weight = 1.0
-                if kind == "ballot" and self.phases.get("nominations"):
-                    weight = min(1.0, len(self.phases["ballot"]) / len(self.phases["nominations"]))
-                total += sum(xs) / len(xs) * weight
+        total = sum(sum(xs) / len(xs) for xs in which.values() if xs)
         if self.night_estimated():
             i = int(group)
             total += (sum(x[i] for x in self.opening["night"]) / len(self.opening["night"])
