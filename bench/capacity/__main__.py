@@ -46,7 +46,6 @@ import multiprocessing as mp
 import os
 import sys
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -61,10 +60,10 @@ import redis
 import world
 from sqlalchemy import text
 
+from bench.scratch import create_database, drop_database
 from service.store.db import make_engine, upgrade
 from worker.celery_app import make_celery
 
-ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TOKEN = "987650:BENCH-capacity"
 SECRET = "bench-capacity-secret"
 
@@ -84,11 +83,7 @@ def main() -> None:
     args.due = min(args.due, args.games - 1)
     args.played = min(args.played, args.due)
     t0 = time.monotonic()
-    name = f"lupus_bench_capacity_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    name, url = create_database("lupus_bench_capacity")
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
     started: list[procs.Proc] = []
@@ -120,8 +115,7 @@ def main() -> None:
         for p in reversed(started):
             p.stop()
         r.flushdb()
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        drop_database(name)
     elapsed = time.monotonic() - t0
     print(f"elapsed              {elapsed:.0f} s, from the start to the end of the teardown "
           f"(target < 600 s: {'yes' if elapsed < 600 else 'no'})")

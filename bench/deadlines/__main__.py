@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -47,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import redis
 from sqlalchemy import Engine, text
 
+from bench.scratch import create_database, drop_database
 from service.game.app import Service
 from service.settings import Settings
 from service.store.db import make_engine, upgrade
@@ -58,7 +58,6 @@ from worker.tasks import SWEEP_MARGIN
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 MARKS = RedisMarks.PREFIX
-ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 COLS = ("code, rules, status, setup, options, state, phase_no, deadline, paused, paused_remaining, timezone, "
         "language, seed, host_id, version, created_at, updated_at")
 
@@ -235,11 +234,7 @@ def main() -> None:
                     help="CLOSE_RETRY_SECONDS for the worker (default: the setting's default)")
     ap.add_argument("--no-kill", action="store_true", help="no worker is killed")
     args = ap.parse_args()
-    name = f"lupus_bench_deadlines_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    name, url = create_database("lupus_bench_deadlines")
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
     try:
@@ -273,8 +268,7 @@ def main() -> None:
             print(f"sweep query, {total:>7} running games, none due: {ms:.2f} ms (median of 50)  plan: {plan}")
     finally:
         r.flushdb()
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        drop_database(name)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import logging
 import multiprocessing as mp
 import sys
 import time
-import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 from tables import Table
 
+from bench.scratch import create_database, drop_database
 from service.channels.sms.gsm7 import sms_size
 from service.delivery.dispatch import deliver
 from service.delivery.wiring import make_delivery
@@ -58,7 +58,6 @@ from service.store.db import make_engine, upgrade
 from service.store.models import Identity, Outbox
 from tests.delivery.mixed import check_order, decided
 
-ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TOKEN = "123456:BENCH-fanout"
 FROM = "+15005550006"
 
@@ -102,11 +101,7 @@ def main() -> None:
                     help="the stand-in Twilio takes every text, as Twilio queues a long code's (no 429)")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/12", help="a Redis database the bench may flush")
     args = ap.parse_args()
-    name = f"lupus_bench_fanout_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    name, url = create_database("lupus_bench_fanout")
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
     tg = FakeTelegram(TOKEN, clock=time.time)
@@ -157,8 +152,7 @@ def main() -> None:
         db.dispose()
     finally:
         r.flushdb()
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        drop_database(name)
 
 
 def report(db: Any, tg: FakeTelegram, tw: FakeTwilio, watermark: int, committed: dict[int, float],

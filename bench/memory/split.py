@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 import engine
+from bench.scratch import scratch_database
 from engine.playout import random_moves
 from service.sandbox import inbound
 from service.settings import Settings
@@ -37,7 +37,6 @@ from service.web import create_app
 from worker.celery_app import make_celery
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 SECRET = "bench-memory-secret"
 TOKEN = "123:bench"
 STAND_IN = ("import sys, uvicorn; from service.sandbox.fake_telegram import FakeTelegram; "
@@ -63,20 +62,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def throwaway_pg() -> Iterator[str]:
-    name = f"bench_memory_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @contextlib.contextmanager
@@ -227,7 +212,7 @@ def _final(games: int, players: int, worker_pid: int, target_mb: float) -> None:
 
 
 def run(games: int, players: int, parallel: int, workers: int, redis_url: str, target_mb: float) -> None:
-    with throwaway_pg() as url:
+    with scratch_database("bench_memory") as url:
         upgrade(url)
         with contextlib.suppress(Exception):
             import redis

@@ -44,7 +44,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -58,7 +57,6 @@ import mix  # noqa: E402
 from load import SECRET, Result, load_average, load_rate, load_wrk, postmaster, tree_cpu  # noqa: E402
 
 TOKEN = "123456:BENCH-token"
-ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BODIES_PER_SECOND = 1200  # prepared for each closed-loop second: more than the app takes
 CAPTURE_SECONDS = 3
 PY_SPY = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"  # the venv's, else PATH's
@@ -128,18 +126,14 @@ def main() -> None:
             raise SystemExit(f"{tool} not found: apt-get install {tool if tool == 'wrk' else 'postgresql-contrib'}")
     day = mix.parse_mix(args.mix)
 
-    from sqlalchemy import text
 
+    from bench.scratch import create_database, drop_database
     from service.sandbox.fake_telegram import FakeTelegram
     from service.sandbox.server import ServerThread
     from service.store.db import make_engine, upgrade
 
     started = time.perf_counter()
-    name = f"lupus_bench_webhook_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    admin = make_engine(ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    db = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    name, db = create_database(f"lupus_bench_webhook_{os.getpid()}")
     work = Path(args.scripts) if args.scripts else Path(tempfile.mkdtemp(prefix="bench-webhook-"))
     work.mkdir(parents=True, exist_ok=True)
     capture = work / "capture"
@@ -216,11 +210,9 @@ def main() -> None:
         floor.write_scripts(dealt, unique, work / "scripts")
         per_tx = sum(t.moves for b in dealt for t in b) / sum(map(len, dealt))
         for i in range(args.rounds):
-            replica = f"{name}_r{i}"
-            with admin.connect() as c:
-                c.execute(text(f'CREATE DATABASE "{replica}" TEMPLATE "{name}"'))
+            replica, replica_url = create_database(f"{name}_r{i}", template=name)
             try:
-                ready = make_engine(db.replace(name, replica))
+                ready = make_engine(replica_url)
                 floor.prepare(ready)
                 ready.dispose()
                 c0 = tree_cpu(pg)
@@ -229,15 +221,12 @@ def main() -> None:
                 floors.append(f)
                 loads.append(load_average())
             finally:
-                with admin.connect() as c:
-                    c.execute(text(f'DROP DATABASE IF EXISTS "{replica}" WITH (FORCE)'))
+                drop_database(replica)
     finally:
         if server is not None:
             server.terminate()
             server.wait(10)
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        drop_database(name)
         if not args.scripts:
             shutil.rmtree(work, ignore_errors=True)
     report(args, tables, closed, offered, floors, captured, dealt, per_tx, acted, keys, drawn, loads, started)

@@ -75,6 +75,10 @@ class Ctx:
         row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
                      status="held" if hold else "merged" if said else "pending", not_before=self.now,
                      dedup_key=dedup, created_at=self.now, buttons=buttons if buttons and way.buttons else None)
+        self._write(row)
+
+    def _write(self, row: Letter) -> None:
+        """Stage ``row`` in the transaction's unit of work, and keep it among what this command wrote."""
         unit_of(self.session).stage(row)
         self.written.append(row)
 
@@ -85,8 +89,7 @@ class Ctx:
             return
         row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
                      text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
-        unit_of(self.session).stage(row)
-        self.written.append(row)
+        self._write(row)
 
     def show_buttons(self, person: Identity, tap: Tap, buttons: Buttons | None, dedup: str,
                      game_id: int | None = None) -> None:
@@ -98,8 +101,7 @@ class Ctx:
         where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
         row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
                      text=where, action=KEYBOARD, not_before=self.now, dedup_key=dedup, created_at=self.now)
-        unit_of(self.session).stage(row)
-        self.written.append(row)
+        self._write(row)
 
     def merge_texts(self) -> None:
         """What this command wrote to one reader whose channel merges (SMS) goes out as one text, in
@@ -109,7 +111,6 @@ class Ctx:
         nothing new. The merged text's key is ``<channel>.merged`` (``sms.merged``). It asks the
         transaction's unit of work (``service.store.unit``), which mostly still holds the rows: rewriting
         them costs no statement, and the merged rows go in the commit's one INSERT."""
-        unit = unit_of(self.session)
         by_person: dict[int, list[Letter]] = {}
         for row in self.written:
             if row.status == "pending":
@@ -131,8 +132,7 @@ class Ctx:
                                 game_id=next((p.game_id for p in parts if p.game_id is not None), None),
                                 key=f"{name}.merged", text="\n".join(p.text for p in parts), not_before=self.now,
                                 dedup_key=f"{parts[0].dedup_key[:120]}:{name}", created_at=self.now)
-                unit.stage(merged)
-                self.written.append(merged)
+                self._write(merged)
 
     def _behind(self, row: Letter) -> None:
         """Put ``row`` after the rows staged so far: a merged text, written after its parts, would
@@ -144,8 +144,7 @@ class Ctx:
         copy = Letter(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
                       text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:{row.channel}",
                       created_at=self.now)
-        unit_of(self.session).stage(copy)
-        self.written.append(copy)
+        self._write(copy)
 
     def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
                  chosen: str | None = None) -> Buttons | None:
