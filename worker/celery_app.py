@@ -18,13 +18,13 @@ Delivery guarantees, and why these settings:
   every sweep twice. The sweep tasks are idempotent anyway, so a brief overlap during a deploy is
   harmless, but steady state is one.
 - `rate_limit` is per worker, so it is not used: the global limiter (service.delivery.limiter) is.
-- Beat's sweeps go to their own queue, which every worker also consumes (Redis takes the queues in
-  turn): a sweep must not wait behind the hundreds of closes and dispatches the previous one
-  enqueued, or the deadlines found by the next sweep start late.
-- Phase closes go to a queue of their own too: behind a backlog of sends (each dispatch holds a
-  pool process for up to its budget, seconds), a close waited minutes for its turn with one pool
-  process (``bench/capacity``); taken in turn with the sends, it waits for at most the task the
-  process is running.
+- Beat's sweeps go to their own queue, which every worker also consumes: a sweep must not wait
+  behind the hundreds of dispatches the previous one enqueued, or the deadlines found by the next
+  sweep start late.
+- Phase closes go to a queue of their own too, and on Redis a worker takes its queues in the order
+  of `QUEUES` (kombu's `queue_order_strategy = "priority"`: closes, then sweeps, then sends), not in
+  turn: behind a backlog of sends (each dispatch holds a pool process for up to its budget,
+  seconds), a close taken in turn with the sends waits for every send ahead of it.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ log = structlog.get_logger(__name__)
 
 VISIBILITY_TIMEOUT = 3600  # seconds; see the module docstring
 QUEUE, CLOSE_QUEUE, BEAT_QUEUE = "lupus", "lupus.close", "lupus.beat"
-QUEUES = (QUEUE, CLOSE_QUEUE, BEAT_QUEUE)
-"""Every queue a worker consumes (what is waiting is their lengths together)."""
+QUEUES = (CLOSE_QUEUE, BEAT_QUEUE, QUEUE)
+"""Every queue a worker consumes, the first taken first (what is waiting is their lengths together)."""
 BEAT_TASKS = ("lupus.sweep_deadlines", "lupus.sweep_outbox", "lupus.reminders")
 TASK_MODULES: list[str] = []  # the worker's task modules, added as they are written
 
@@ -59,14 +59,14 @@ def broker_settings(
 ) -> dict[str, Any]:
     """The configuration that depends on the broker."""
     if broker_url:
-        options: dict[str, Any] = {"visibility_timeout": visibility_timeout}
+        options: dict[str, Any] = {"visibility_timeout": visibility_timeout, "queue_order_strategy": "priority"}
+        redis = {"broker_url": broker_url, "broker_transport_options": options}
         if broker_url.startswith("rediss://"):
             # Heroku's Redis presents a self-signed certificate.
             import ssl
 
-            ssl_opts = {"ssl_cert_reqs": ssl.CERT_NONE}
-            return {"broker_url": broker_url, "broker_transport_options": options, "broker_use_ssl": ssl_opts}
-        return {"broker_url": broker_url, "broker_transport_options": options}
+            return {**redis, "broker_use_ssl": {"ssl_cert_reqs": ssl.CERT_NONE}}
+        return redis
     # kombu's SQL transport hands its transport options to SQLAlchemy's create_engine, so none are
     # set. It polls once a second, and a message taken by a worker that then dies hard is not
     # delivered again (it has no visibility timeout): fine for trying the bot on one machine, and

@@ -7,6 +7,7 @@ whose app will be built from the settings object.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from worker.celery_app import RetryLater, TransientError, make_celery
@@ -54,3 +55,15 @@ def crash(text: str) -> None:
     if _attempt("crash") == 1:
         os._exit(1)
     _done("crash", text)
+
+
+@app.task(name="t.slow")
+def slow(text: str) -> None:
+    # A send holding its pool process for a while, as a dispatch does for its budget.
+    time.sleep(0.3)
+    _done("slow", text)
+
+
+@app.task(name="lupus.close_phase")  # the name routes it to the closes' queue, as the product's
+def close(text: str) -> None:
+    _done("close", text)

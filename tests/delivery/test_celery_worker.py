@@ -24,8 +24,8 @@ class Worker:
         self.tmp = tmp
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
-        cmd = [sys.executable, "-m", "celery", "-A", "tests.delivery.celery_target", "worker", "-P", "solo",
+    def start(self, pool: str = "solo") -> None:
+        cmd = [sys.executable, "-m", "celery", "-A", "tests.delivery.celery_target", "worker", "-P", pool,
                "-c", "1", "--without-mingle", "--without-gossip", "--without-heartbeat",
                "-l", "warning"]
         self.log = open(self.tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
@@ -96,6 +96,32 @@ def test_a_task_whose_worker_dies_is_delivered_again(tmp_path, redis_db):
         worker.stop()
 
 
+def _order(worker: Worker, closes: int, slows: int) -> list[str]:
+    want = {f"close:{i}" for i in range(closes)} | {f"slow:{i}" for i in range(slows)}
+    return [line.split(":")[0] for line in worker.wait_for(want, timeout=60) if not line.startswith("echo")]
+
+
+@pytest.mark.redis
+def test_a_due_close_goes_before_every_waiting_send(tmp_path, redis_db):
+    # One pool process, as on the cheapest dyno, busy with a backlog of sends when closes come due.
+    worker = Worker(REDIS_URL, tmp_path)
+    worker.start(pool="prefork")
+    try:
+        app = _producer(REDIS_URL, tmp_path)
+        app.send_task("t.echo", args=["up"])
+        worker.wait_for({"echo:up"})
+        for i in range(10):
+            app.send_task("t.slow", args=[i])
+        time.sleep(0.1)  # the first send is running
+        for i in range(3):
+            app.send_task("lupus.close_phase", args=[i])
+        order = _order(worker, 3, 10)
+        # Taken in turn with the sends, the closes would be spread among them.
+        assert order[:4] == ["slow", "close", "close", "close"], order
+    finally:
+        worker.stop()
+
+
 def test_tasks_run_on_the_embedded_transport_without_redis(tmp_path):
     worker = Worker(None, tmp_path)
     worker.start()
@@ -117,5 +143,6 @@ def test_the_app_is_configured_for_late_acks_and_json():
     assert conf.worker_prefetch_multiplier == 1
     assert conf.accept_content == ["json"] and conf.task_serializer == "json"
     assert conf.broker_transport_options["visibility_timeout"] == 3600
+    assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     tls = broker_settings("rediss://h:6380/0")
     assert tls["broker_use_ssl"]["ssl_cert_reqs"] == 0  # ssl.CERT_NONE, for Heroku's certificate
