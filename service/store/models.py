@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -170,6 +170,12 @@ class Outbox(SQLModel, table=True):
 # The outbox sweep asks for "pending and due, oldest first": one index answers it without reading
 # the rows already sent, which grow for ever.
 Index("ix_outbox_status_not_before", Outbox.status, Outbox.not_before)  # type: ignore[arg-type]
+# A claim (``service.delivery.rows.claim``) reads the unsent rows in each reader's order, and the
+# sender finds a reader's rows queued before a text (``_in_turn``): both without reading the rows
+# already sent.
+_UNSENT = text("status IN ('pending', 'sending')")
+Index("ix_outbox_unsent_by_reader", Outbox.identity_id, Outbox.id,  # type: ignore[arg-type]
+      postgresql_where=_UNSENT, sqlite_where=_UNSENT)
 
 
 class PhaseMark(SQLModel, table=True):
