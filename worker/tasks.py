@@ -20,7 +20,11 @@ from worker.sweeps import enqueue_due
 
 MAX_COUNTDOWN = 30.0
 SWEEP_MARGIN = 1.0  # seconds: a sweep looks this far past the next one (beat is not exact)
-DISPATCH_BUDGET = 5.0  # seconds of sending per task run
+# Seconds of sending per task run: a close that falls due while a pool process sends waits for the
+# run to end (the budget and `dispatch.OVERRUN`), and closes are due within seconds of their
+# deadline (bench/capacity: p99 15 s with 5 s and one pool process). What a run leaves goes with the
+# next: the one it enqueues for the rows the limiter held back, or the outbox sweep.
+DISPATCH_BUDGET = 2.0
 log = structlog.get_logger("lupus.worker")
 
 
@@ -62,7 +66,6 @@ def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) ->
 
 def _dispatch(ids: list[int] | None) -> int:
     svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
-    # A short budget: a worker busy waiting for one chat's limit would hold up the deadline sweeps.
     report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
                      lease=cfg.DISPATCH_LEASE_SECONDS,
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)

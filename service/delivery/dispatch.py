@@ -89,6 +89,11 @@ from service.store.models import Outbox, utcnow
 log = structlog.get_logger(__name__)
 SHORT_WAIT = 0.25  # seconds: a chat held back less than this waits in memory, not in the database
 RESERVE_MARGIN = 10.0  # seconds a reservation outlasts the budget of the pass that made it
+# Seconds past the budget a pass still sends chats that are ready at once (a budget of 0 sends what
+# can go now): a worker's pool process is held for the budget and this, and a phase's close due
+# meanwhile waits for it (``worker.celery_app``). Well inside RESERVE_MARGIN, so no send begins
+# once the rows' reservation could have lapsed.
+OVERRUN = 1.0
 CONCURRENCY = 8  # sends in flight at once per process (the Telegram sender's pool has 8 connections)
 # How far ahead a round books its sends' slots with the limiter (each send waits for its own): the
 # bot-wide slots come one every 1/29 s, and one booked only when a process happened to ask (between
@@ -208,8 +213,8 @@ def _send_chats(run: _Run, chats: list[_Chat]) -> None:
     with ThreadPoolExecutor(run.concurrency, thread_name_prefix="lupus-send") as pool:
         while queue:
             mono = time.monotonic()
-            if mono > run.until + RESERVE_MARGIN / 2:
-                break  # well past the budget: what is left goes back before its reservation lapses
+            if mono > run.until + OVERRUN:
+                break  # past the budget: what is left goes back to the database
             queue.sort(key=lambda q: q[0].ready_at)
             soonest = queue[0][0].ready_at
             if soonest > mono:
