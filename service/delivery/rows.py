@@ -76,7 +76,7 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
     # with 5,000 rows pending, the worker's pool spent in that query and the closes behind it late.
     behind = func.max(case((waiting, 1), else_=0)).over(
         partition_by=col(Outbox.identity_id), order_by=col(Outbox.id), rows=(None, -1))
-    unsent = select(col(Outbox.id).label("id"), col(Outbox.channel).label("channel"),
+    unsent: Any = select(col(Outbox.id).label("id"), col(Outbox.channel).label("channel"),
                     case((due, 1), else_=0).label("due"), behind.label("behind")).where(
         col(Outbox.status).in_(("pending", "sending")))
     if ids is not None:
