@@ -81,7 +81,7 @@ def role_text(view: PlayerView, reader: Reader, info: Info) -> str:
     if "became" in mine:
         lines.append(role_name(lang, role) + " -> " + role_name(lang, mine["became"]))
     if not mine.get("alive", True):
-        lines.append(t(lang, "svc.role.ghost"))
+        lines.append(t(lang, sms_key("svc.role.ghost", reader.sms)))
     facts = [f for f in view["knowledge"] if f.get("key") != "role.dealt"]
     if facts:
         lines.append(t(lang, "svc.role.learned"))

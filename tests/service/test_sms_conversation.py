@@ -188,6 +188,24 @@ def test_the_first_answer_to_an_sms_nomination_is_one_sms(db: Engine, lang: str)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_sms_player_killed_learns_he_is_a_ghost_in_his_dawn_text_and_from_role(db: Engine, lang: str) -> None:
+    # The short form says what changed, that he may no longer talk; the options under it show the
+    # vote he keeps. The whole sentence pushed every new Ghost's dawn text over one segment.
+    h = _game(db, lang)
+    victim = next(p for p in NAMES if _roles(h)[p] == "villager" and p != TG)
+    h.clear()
+    _to_day(h, lang)
+    assert victim not in _alive(h)
+    ghost = gsm7(t(lang, "sms.svc.role.ghost"))
+    (dawn,) = h.inbox(victim)
+    assert ghost in dawn.split("\n") and segments(dawn) == 1, dawn
+    assert all(ghost not in m for p in NAMES if p != victim for m in h.inbox(p))
+    role = {"en": "role", "it": "ruolo", "es": "rol"}[lang]
+    (card,) = h.say(victim, role)
+    assert card.endswith(ghost), card
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_secret_ballot_by_sms_is_confirmed_and_status_shows_it_to_him_alone(db: Engine, lang: str) -> None:
     h = _game(db, lang)
     _to_day(h, lang)
