@@ -76,8 +76,9 @@ class Settings(BaseSettings):
     SWEEP_SECONDS: float = 5.0
     """How often beat sweeps due deadlines (a phase closes at most this long after its deadline)."""
     CLOSE_RETRY_SECONDS: float = 60.0
-    """How long a close the sweep enqueued is trusted to be on its way; after that (a worker killed
-    while closing, a lost task) the next sweep enqueues it again."""
+    """How long a close the sweep enqueued is trusted to be on its way; after that (a lost task) the
+    next sweep enqueues it again. A worker that starts does not wait for it: what a killed worker
+    held goes again with the next sweep (``worker.app``)."""
     OUTBOX_SWEEP_SECONDS: float = 15.0
     """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
     REMINDER_SWEEP_SECONDS: float = 60.0

@@ -97,6 +97,19 @@ def _worker_starts(**_: Any) -> None:
 @signals.worker_ready.connect
 def _worker_ready(**_: Any) -> None:
     _heartbeat("worker")  # ready: connected to the broker and consuming
+    _closes_go_again()
+
+
+def _closes_go_again() -> None:
+    """A worker that starts may be replacing one killed while it held closes: the one it was running
+    and those the sweep had handed it ahead of their deadlines. Redis gives those back only after
+    its visibility timeout, an hour, and the sweep's marks kept it from handing them out again for
+    CLOSE_RETRY_SECONDS; the marks are dropped, so the next sweep hands them out at once. A close
+    still held by a live worker is then run twice, and the second finds its phase closed."""
+    try:
+        log.info("marks.forgotten", marks=runtime.marks().forget())
+    except Exception as e:  # a mark only saves work: the sweep finds the phases again without it
+        log.warning("marks.not_forgotten", error=repr(e))
 
 
 @signals.beat_init.connect

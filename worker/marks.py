@@ -6,7 +6,8 @@ deployment; without it (the embedded broker: one machine), a mark per
 process, which at worst lets two processes enqueue the same idempotent task once each. A mark only
 saves work: when it expires while its task is lost (a Redis restart empties the queue, a worker
 killed mid-task waits out the visibility timeout), the next sweep finds the game still due and
-enqueues it again, so a deadline is never lost, only late by the mark's life.
+enqueues it again, so a deadline is never lost, only late by the mark's life. A worker that starts
+drops every mark (`forget`, from `worker.app`): it may be replacing one killed while it held tasks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from typing import Any, Protocol
 
 class Marks(Protocol):
     def first(self, keys: Sequence[str], seconds: float) -> list[bool]: ...
+
+    def forget(self) -> int:
+        """Drop every mark (the next caller of each key is first again); returns how many there were."""
+        ...
 
 
 class MemoryMarks:
@@ -39,6 +44,13 @@ class MemoryMarks:
                 out.append(new)
         return out
 
+    def forget(self) -> int:
+        with self._lock:
+            now = time.monotonic()
+            held = sum(t > now for t in self._until.values())
+            self._until = {}
+        return held
+
 
 class RedisMarks:
     PREFIX = "lupus:mark:"
@@ -53,6 +65,12 @@ class RedisMarks:
         for key in keys:
             pipe.set(self.PREFIX + key, 1, nx=True, px=max(1, int(seconds * 1000)))
         return [bool(r) for r in pipe.execute()]
+
+    def forget(self) -> int:
+        keys = list(self._redis.scan_iter(match=self.PREFIX + "*", count=1000))
+        for i in range(0, len(keys), 1000):
+            self._redis.unlink(*keys[i:i + 1000])
+        return len(keys)
 
 
 def make_marks(redis_url: str | None, redis_options: Mapping[str, Any] | None = None) -> Marks:

@@ -16,9 +16,9 @@
    inside its transaction, and the worker (main process and pool) is killed with SIGKILL there, as
    a machine loses a process, and started again. Every close the sweep had handed to that worker is
    lost with it (the one in progress and those waiting in its memory for their deadlines: Redis
-   gives an unacknowledged task back only after its visibility timeout, an hour); the sweep hands
-   them out again once their mark has expired, `CLOSE_RETRY_SECONDS` (plus the sweep's look-ahead)
-   after it first did. Those closes are reported apart.
+   gives an unacknowledged task back only after its visibility timeout, an hour); the new worker
+   drops the sweep's marks as it starts (`worker.app`), so the next sweep hands them out again.
+   Those closes are reported apart.
 2. Cost: one sweep's query when nothing is due, with 1,000 and with 100,000 running games (filler
    games carry no engine state: the query never reads it). Target: it does not grow with the games
    that are not due.

@@ -100,3 +100,14 @@ def test_redis_marks_are_shared_and_expire(redis_db: Any) -> None:
     assert a.first(["close:1:3", "close:2:3"], 0.2) == [False, False]
     time.sleep(0.3)
     assert b.first(["close:1:3"], 0.2) == [True]
+
+
+@pytest.mark.redis
+def test_a_worker_that_starts_drops_every_mark_so_the_next_sweep_hands_out_again(redis_db: Any) -> None:
+    # What a killed worker held (a close running, closes waiting for their deadlines) would otherwise
+    # wait out CLOSE_RETRY_SECONDS; tests/reliability/test_worker_killed.py plays it with processes.
+    for a, b in ((RedisMarks(redis_db), RedisMarks(redis_db)), (MemoryMarks(), None)):
+        assert a.first(["close:1:3", "close:2:3"], 60) == [True, True]
+        assert a.forget() == 2
+        assert (b or a).first(["close:1:3", "close:2:3"], 60) == [True, True]
+        assert a.first(["close:1:3"], 60) == [False]
