@@ -18,6 +18,7 @@ from service.channels.sms import inbound as sms
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
 from service.game.more import PAGE
+from service.game.reminders import install
 from service.store.models import Identity, Outbox
 from service.texts import render
 from service.texts.digest import SQUARE_ROOM, TALK_ITEM, digest_text
@@ -203,6 +204,28 @@ def test_an_sms_player_killed_learns_he_is_a_ghost_in_his_dawn_text_and_from_rol
     role = {"en": "role", "it": "ruolo", "es": "rol"}[lang]
     (card,) = h.say(victim, role)
     assert card.endswith(ghost), card
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_idle_sms_players_warning_is_short_and_leaves_his_phase_text_in_two_segments(db: Engine, lang: str) -> None:
+    # The whole sentence (who takes the seat, volunteer or host) made his ballot text three segments.
+    h = _game(db, lang)
+    install(h.svc)  # as the worker's service counts a phase's absences at its close
+    idle = next(p for p in NAMES if _roles(h)[p] == "villager" and p != TG)
+    short = gsm7(t(lang, "sms.svc.inactive.warn", code=h.game().code, count=2))
+    whole = gsm7(t(lang, "svc.inactive.warn", code=h.game().code, count=2))
+    told: list[str] = []
+    for _ in range(6):
+        if h.game().status != "running":
+            break
+        h.clear()
+        h.finish_phase()  # nobody acts (a Ghost, too, is warned for the nominations he lets pass)
+        told = [m for m in h.inbox(idle) if short in m]
+        if told:
+            break
+    assert told, "never warned"
+    assert all(whole not in m for m in h.inbox(idle))
+    assert segments(told[0]) <= 2, told[0]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
