@@ -165,6 +165,27 @@ def _self_or_other(data: Mapping[str, Any], reader: Reader) -> str:
     return "self" if cast("payloads.Choice", data).get("actor", reader.name) == reader.name else "other"
 
 
+def tied_out(data: Mapping[str, Any]) -> list[str]:
+    """Who had as many nominations as the last suspect and is not one: the order around the table
+    left him out (RULINGS: every tie goes by it). Nobody where the suspects are not simply the most
+    nominated (the Owl-man named one; fewer than two were nominated)."""
+    named = cast("payloads.Suspects", data)
+    suspects = [str(p) for p in named.get("suspects", [])]
+    tally = [(str(p), int(n)) for p, n in named.get("tally", [])]
+    top = tally[:len(suspects)]
+    if not suspects or len(tally) <= len(suspects) or {p for p, _ in top} != set(suspects):
+        return []
+    return [p for p, n in tally[len(suspects):] if n == top[-1][1]]
+
+
+def ballot_tied(data: Mapping[str, Any]) -> bool:
+    """Whether the lynched had no more ballots than another suspect: the order around the table chose."""
+    ballots = cast("payloads.Ballots", data)
+    found = ballots.get("counts", {})
+    most = found.get(ballots.get("lynched", ""))
+    return most is not None and sum(n == most for n in found.values()) > 1
+
+
 Variant = Callable[[Mapping[str, Any], "Reader"], "str | None"]
 
 #: The rule by which an event's message is found in the catalogs, for anyone grepping from an event
@@ -184,6 +205,9 @@ VARIANTS: dict[str, Variant] = {
     "standing.reveal": lambda d, _r: "on" if cast("payloads.StandingReveal", d).get("on") else "off",
     "hamlet.skull_passed": lambda d, _r: "random" if cast("payloads.SkullPassed", d).get("random") else None,
     "miss_purple.aura": lambda d, _r: "none" if cast("payloads.LastAura", d).get("aura") is None else None,
+    # A tie says so: players who see "Bob 2, Eve 2, Bea 2" and then two suspects ask why not Bea.
+    "day.suspects": lambda d, _r: "tie" if tied_out(d) else None,
+    "day.ballots": lambda d, _r: "tie" if ballot_tied(d) else None,
 }
 
 
@@ -277,7 +301,7 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "night.choice": _choice,
     "day.choice": _choice,
     "day.vote": _tally,
-    "day.suspects": _tally,
+    "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang)},
     "werewolf.split": _split,
     "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
                                                            r.lang)},

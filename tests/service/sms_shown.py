@@ -24,7 +24,7 @@ def shown(row: Outbox, sent: str, reader: str | None = None) -> bool:
     if row.key == "night.choice":  # his own: the dawn says what came of it
         return "\nDawn. " in f"\n{sent}"
     if row.key == "day.suspects":
-        names = row.text.removeprefix("Suspects: ").removesuffix(".").split(", ")
+        names = row.text.removeprefix("Suspects: ").split(".")[0].split(", ")  # a tie's reason after
         return f"\nBallot: {' or '.join(names)}, until " in f"\n{sent}"
     if row.key == "svc.joined":
         return "Seating: text players." in sent

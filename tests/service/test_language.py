@@ -237,7 +237,9 @@ def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key(
     # a variant. Each branch of each variant is drawn by one of these data; all must be catalogued.
     samples: list[dict[str, object]] = [
         {}, {"dead": ["bob"]}, {"overridden": True}, {"blocked": True}, {"aura": "wicked"}, {"role": "seer"},
-        {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"}]
+        {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"},
+        {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]]},
+        {"counts": {"bob": 1, "eve": 1}, "lynched": "bob"}]
     reader = render.Reader("ann", "en")
     catalogs = {lang: _catalog(lang) for lang in LANGUAGES}
     for key in render.VARIANTS:
@@ -245,3 +247,26 @@ def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key(
         assert len(found) >= 2 and all(m.startswith(key + ".") or m == key for m in found), (key, found)
         for lang, catalog in catalogs.items():
             assert found <= set(catalog), (lang, key, sorted(found - set(catalog)))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_tie_the_order_around_the_table_broke_is_said_as_one(lang: str) -> None:
+    # "Bob 2, Eve 2, Bea 2" then two suspects: the text says why Bea is not one, and a tied ballot
+    # why Bob and not Eve; where the votes decided (or the Owl-man), it says nothing of a tie.
+    info = render.Info("ABCD", "Europe/Rome", None)
+    reader = render.Reader("ann", lang)
+    tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2], ["dan", 1]]}
+    text = render.event_text("day.suspects", tied, reader, info)
+    assert text == t(lang, "day.suspects.tie", suspects="bob, eve", tied="bea"), text
+    for plain in ({"suspects": ["bob", "eve"], "tally": [["bob", 3], ["eve", 2], ["bea", 1]]},
+                  {"suspects": ["bob", "owl"], "tally": [["bob", 2], ["eve", 2]]},  # the Owl-man's choice
+                  {"suspects": ["bob", "eve"], "tally": [["bob", 1]]}):  # the second filled in
+        assert render.event_text("day.suspects", plain, reader, info) == t(
+            lang, "day.suspects", suspects=", ".join(plain["suspects"])), plain  # type: ignore[arg-type]
+    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob"}
+    assert render.message_key("day.ballots", ballots, reader) == "day.ballots.tie"
+    sms = render.Reader("ann", lang, sms=True)
+    assert render.event_text("day.ballots", ballots, sms, info).startswith(
+        t(lang, "sms.day.ballots.tie", lynched="bob", ballots="").split("bob")[0])
+    ballots["counts"] = {"bob": 2, "eve": 1}
+    assert render.message_key("day.ballots", ballots, reader) == "day.ballots"
