@@ -7,6 +7,8 @@ own view and the public one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlmodel import col, select
 
 import engine
@@ -86,10 +88,10 @@ def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
     if not has("en", f"sms.phase.{phase}"):
         return False
     data = {"night": pv.get("night"), "day": pv.get("day"), "suspects": list(pv.get("suspects", ()))}
-    reader = room.reader(ctx.identity, seat)
+    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
+    reader = replace(room.reader(ctx.identity, seat), acts=bool(actions))
     lines = [("#" + room.game.code + " " if several else "")
              + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
-    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     if actions:
         listed = render.options(actions, reader.lang, sms=True, seats=room.names())[0]
         lines.append(t(reader.lang, "sms.svc.options", options=listed))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -173,6 +174,9 @@ class Room:
     def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
                  identity: Identity, seat: Seat | None) -> str:
         reader = self.reader(identity, seat)
+        if key.startswith("phase.") and seat is not None and self.state is not None \
+                and engine.legal_actions(self.state, seat.name):  # his options follow (``prompt``)
+            reader = replace(reader, acts=True)
         if key.startswith("svc."):
             return t(reader.lang, render.sms_key(key, reader.sms), code=self.game.code, **data)
         return render.for_reader(key, data, audience, reader, self.info(identity))

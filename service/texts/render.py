@@ -27,6 +27,9 @@ class Reader:
     sms: bool = False
     """He reads by SMS: where a text has a short ``sms.`` variant, he gets that one (he pays and
     waits per segment; the numbered options he is sent say what to type)."""
+    acts: bool = False
+    """He has a move in the phase the text opens, and his options follow it: the phase's text may
+    leave to them what they name (the ballot's suspects)."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,7 @@ VARIANTS: dict[str, Variant] = {
     "standing.reveal": lambda d, _r: "on" if cast("payloads.StandingReveal", d).get("on") else "off",
     "hamlet.skull_passed": lambda d, _r: "random" if cast("payloads.SkullPassed", d).get("random") else None,
     "miss_purple.aura": lambda d, _r: "none" if cast("payloads.LastAura", d).get("aura") is None else None,
+    "phase.ballot": lambda _d, r: "voter" if r.acts else None,
     # A tie says so: players who see "Bob 2, Eve 2, Bea 2" and then two suspects ask why not Bea.
     "day.suspects": lambda d, _r: "tie" if tied_out(d) else None,
     "day.ballots": lambda d, _r: "tie" if ballot_tied(d) else None,

@@ -123,7 +123,7 @@ def test_a_long_summary_leaves_an_sms_readers_texts_in_their_order(lite: Engine)
     assert readers
     for reader in readers:
         stream = "\n".join(senders["sms"].texts(t.addr[reader]))
-        square, ballot, reply = (stream.rfind(w) for w in ("Town square", "Ballot:", "Reply: vote"))
+        square, ballot, reply = (stream.rfind(w) for w in ("Town square", "Secret ballot", "Reply: vote"))
         assert 0 <= square < ballot < reply, stream[-600:]
     _check_every_chat(t, senders)
 

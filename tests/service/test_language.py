@@ -240,10 +240,10 @@ def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key(
         {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"},
         {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]]},
         {"counts": {"bob": 1, "eve": 1}, "lynched": "bob"}]
-    reader = render.Reader("ann", "en")
+    readers = [render.Reader("ann", "en"), render.Reader("ann", "en", acts=True)]  # the ballot's voter
     catalogs = {lang: _catalog(lang) for lang in LANGUAGES}
     for key in render.VARIANTS:
-        found = {render.message_key(key, d, reader) for d in samples}
+        found = {render.message_key(key, d, reader) for d in samples for reader in readers}
         assert len(found) >= 2 and all(m.startswith(key + ".") or m == key for m in found), (key, found)
         for lang, catalog in catalogs.items():
             assert found <= set(catalog), (lang, key, sorted(found - set(catalog)))

@@ -130,10 +130,15 @@ def test_held_votes_are_summarised_in_the_next_phase_text(db: Engine) -> None:
     groups = sorted(cast.items(), key=lambda kv: -len(kv[1]))
     summary = " ".join(f"{tg}({','.join(vs)})" for tg, vs in groups)
     assert f"Votes: {summary}." in text, text
-    # The suspects are named once, by the ballot's line (the day.suspects row is written, not sent).
+    # The suspects are named once, by his options, which the ballot's line leaves them to (the
+    # day.suspects row is written, not sent).
     suspects = list(h.state().suspects)  # type: ignore[attr-defined]
-    assert f"Ballot: {suspects[0]} or {suspects[1]}, until " in text and "Suspects:" not in text, text
-    order = ["Votes:", "Ballot: ", f"Reply: vote {players.index(suspects[0]) + 1} {suspects[0]}"]
+    seats = [players.index(s) + 1 for s in suspects]
+    reply = f"Reply: vote {seats[0]} {suspects[0]} {seats[1]} {suspects[1]}"
+    assert "\nSecret ballot until " in text and text.endswith("\n" + reply), text
+    ballot = next(line for line in text.split("\n") if line.startswith("Secret ballot"))
+    assert "Suspects:" not in text and not any(s in ballot for s in suspects), text
+    order = ["Votes:", "Secret ballot", reply]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     with Session(h.db) as s:
         assert not s.exec(select(Outbox).where(Outbox.status == "held")).all()
@@ -293,3 +298,24 @@ def test_town_talk_is_held_for_sms_players_and_comes_with_the_next_phase(db: Eng
     h.finish_phase()
     (text,) = h.inbox(reader)
     assert text.startswith(f"Town square (1 message): {speaker}: it was the baker!\n"), text
+
+
+def test_the_ballots_line_leaves_the_suspects_to_a_voters_options_and_names_them_to_the_rest(db: Engine) -> None:
+    h = Mixed(db, frozenset({TG}))
+    _open(h)
+    _to_nominations(h)
+    h.clear()
+    h.finish_phase()  # nobody nominates: the order around the table names the suspects
+    state = h.state()
+    assert state.phase is Phase.BALLOT
+    suspects = list(state.suspects)  # type: ignore[attr-defined]
+    named = f"Ballot: {suspects[0]} or {suspects[1]}, until "
+    for p in (p for p in NAMES if p != TG):
+        (text,) = h.inbox(p)
+        votes = p in state.alive and p not in suspects  # type: ignore[attr-defined]
+        lines = f"\n{text}"
+        assert ("\nSecret ballot until " in lines and "\nReply: vote " in lines) if votes else \
+            (named in text and "Reply:" not in text), (p, text)
+    told = "\n".join(h.inbox(TG))
+    voter_line = "Ballot: you vote in secret for one of the suspects."
+    assert (voter_line in told) == (TG in state.alive and TG not in suspects), told  # type: ignore[attr-defined]
