@@ -71,7 +71,7 @@ def _card(ctx: Ctx, room: Room, name: str) -> None:
         facts = [render.event_text(str(f["key"]), {k: v for k, v in f.items() if k != "key"}, reader, info)
                  for f in view.get("knowledge", ())]
         if not view.get("alive", True):
-            facts.append(t(reader.lang, "sms.svc.role.ghost"))
+            facts.append(t(reader.lang, render.sms_key("svc.role.ghost", reader.sms)))
         card = " ".join(facts) or player_texts.role_text(view, reader, info)
     else:
         card = player_texts.role_text(view, reader, info)

@@ -28,7 +28,6 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine import Verb
-from service.channels import channel as channel_of
 from service.game import volunteers
 from service.game.app import Service
 from service.game.context import Ctx
@@ -200,9 +199,8 @@ def count_absences(ctx: Ctx, room: Room) -> None:
             continue
         base = f"g{room.id}:p{game.phase_no}:s{seat.id}"
         if row.misses == limit:
-            warn = render.sms_key("svc.inactive.warn", channel_of(person.channel).short)
-            ctx.send(person, "svc.inactive.warn", t(person.language, warn, code=game.code, count=row.misses),
-                     f"{base}:warn", game_id=room.id)
+            ctx.send(person, "svc.inactive.warn", room.text_for("svc.inactive.warn", {"count": row.misses}, None,
+                                                                 person, seat), f"{base}:warn", game_id=room.id)
         elif row.misses == limit + 1:
             waiting = None if queue_empty else volunteers.next_volunteer(ctx, room)
             queue_empty = waiting is None

@@ -285,8 +285,7 @@ class Room:
         he still votes in the nominations), between the news of his death and his next choices."""
         for seat, person in self.seated():
             if seat.name in fallen:
-                key = render.sms_key("svc.role.ghost", channel_of(person.channel).short)
-                self.ctx.send(person, "svc.role.ghost", t(person.language, key),
+                self.ctx.send(person, "svc.role.ghost", self.text_for("svc.role.ghost", {}, None, person, seat),
                               f"g{self.id}:p{self.game.phase_no}:i{person.id}:ghost", game_id=self.id)
 
     def next_deadline(self, state: GameState) -> datetime | None:
