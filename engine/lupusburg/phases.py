@@ -137,6 +137,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         },
         closes="its deadline",
         close=night.resolve,
+        opens="night.dawn",
         ends_game=True,
         next=Phase.NOMINATIONS,
         begin=_night_begins,
