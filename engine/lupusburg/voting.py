@@ -114,5 +114,5 @@ def lynch(close: Close) -> str:
     ballots = {p: list(s.ballots[p]) for p in s.players if s.ballots.get(p)}
     close.announce("day.ballots", ballots=ballots, counts=c, lynched=lynched)
     close.lynched.append(lynched)
-    close.kill(lynched)
+    close.kill(lynched, "lynched")
     return lynched
