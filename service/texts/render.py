@@ -105,38 +105,16 @@ def grouped(pairs: Sequence[tuple[str, str]], lang: str, also: Sequence[str] = (
     return " ".join(items)
 
 
-def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) -> str:
-    """A night's moves, ``(actor, "kill bob")``, for the post-game reveal, each read as a sentence in
-    the reader's language (``move_sentence``): ``ann kills bob, cat looks at ann``; by SMS, the same
-    move by several in one item: ``ann,dan kill bob``."""
-    if not sms:
-        return ", ".join(move_sentence([actor], text, lang) for actor, text in moves)
-    by: dict[str, list[str]] = {}
-    for actor, text in moves:
-        if actor not in by.setdefault(text, []):
-            by[text].append(actor)
-    return ", ".join(move_sentence(actors, text, lang, ",") for text, actors in by.items())
-
-
 def move_sentence(actors: Sequence[str], text: str, lang: str, sep: str = ", ") -> str:
-    """A move as typed (``kill bob``) told as what its actors did: "ann kills bob", "ann y dan matan a
-    bob" (``reveal.move.VERB``, its verb agreeing with how many chose it). A verb without a sentence
-    of its own reads ``ann: kill bob``."""
+    """A move as typed (``kill bob``) told as what its actors chose: "ann kills bob", "ann y dan matan a
+    bob" (``reveal.move.VERB``, its verb agreeing with how many chose it; the pack's choices when they
+    differ). A verb without a sentence of its own reads ``ann: kill bob``."""
     verb, _, target = text.partition(" ")
     key = f"reveal.move.{verb}"
-    if verb == "reveal":  # a standing order: "reveal on" / "reveal off"
-        key += ".off" if target.strip().casefold() == "off" else ".on"
     if not has("en", key):
         key = "reveal.move.other"
     return t(lang, key, count=len(actors), actors=sep.join(actors), verb=verb_word(lang, verb),
              target=target).strip()
-
-
-def nights_text(nights: Mapping[int, Sequence[tuple[str, str]]], lang: str, sms: bool = False) -> str:
-    """Every night's moves, for the end of the game: ``The nights: Night 1: ann kill eve; ...``."""
-    parts = [t(lang, sms_key("svc.reveal.night", sms), n=n, moves=night_moves(moves, lang, sms))
-             for n, moves in sorted(nights.items())]
-    return t(lang, sms_key("svc.reveal", sms), nights="; ".join(parts))
 
 
 def deck_line(deck: Mapping[str, int], lang: str, sms: bool = False) -> str:
@@ -318,9 +296,18 @@ def sms_key(key: str, sms: bool) -> str:
     return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
+#: The sides that are one character: a verb agrees with them in the singular ("the Werehamster wins").
+LONE_SIDES = frozenset({"werehamster", "darius", "werewolf"})
+
+
+def side_count(team: object) -> int:
+    """The ``count`` a sentence whose subject is a side takes (``game.over``): 1 for a lone one."""
+    return 1 if team in LONE_SIDES else 2
+
+
 def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str | None = None) -> str:
-    """The end: the side that won, the winners, every card. By SMS the cards and the nights are on
-    request (``status``) and the text says how to ask; a player (``name``) is told whether he won."""
+    """The end: a player (``name``) told first whether he won, then the side that won, the winners,
+    every card. By SMS the cards and the nights are on request (``status``) and the text says how to ask."""
     reason = str(data.get("reason"))
     roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
              for p, r in data.get("roles", {}).items()}
@@ -330,11 +317,10 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
     if sms and losers and data.get("winners") and len(", ".join(losers)) < len(winners):
         winners = t(lang, "sms.all_but", names=", ".join(losers))
     text = t(lang, sms_key("game.over", sms), team=t(lang, f"team.{data.get('team')}"),
-             reason=t(lang, reason) if has("en", reason) else reason,
-             winners=winners,
-             roles=line(roles, data.get("became", {}), lang))
-    if sms and name is not None and name in roles:
-        text += " " + t(lang, "sms.won" if name in data.get("winners", ()) else "sms.lost")
+             count=side_count(data.get("team")), reason=t(lang, reason) if has("en", reason) else reason,
+             winners=winners, roles=line(roles, data.get("became", {}), lang))
+    if name is not None and name in roles:
+        text = t(lang, "game.won" if name in data.get("winners", ()) else "game.lost") + " " + text
     if data.get("scores"):
         text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
     if sms:

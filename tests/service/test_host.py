@@ -114,7 +114,7 @@ def test_ending_a_game_reveals_every_card(h: Harness) -> None:
     assert h.game().status == "ended"
     last, nights = h.inbox("ann")[-2:]
     assert "ended game" in last and "(Werewolf)" in last and "(Seer)" in last
-    assert nights.startswith("The nights: Night 1:")
+    assert nights.startswith("What happened, night by night:\nNight 1:")
     assert h.say("ann", "status")[0] == last
     assert "rules: tabula" in h.say("ann", "record")[0]
 
@@ -155,8 +155,8 @@ def test_the_end_reveals_every_night(h: Harness) -> None:
     open_game(h)
     start(h)
     play_to_end(h)
-    reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
-    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kills " in reveal[0] and " looks at " in reveal[0]
+    reveal = [m for m in h.inbox("ann") if m.startswith("What happened, night by night:")]
+    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " killed " in reveal[0] and " looked at " in reveal[0]
 
 
 def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:

@@ -105,7 +105,9 @@ def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
         return {str(m.id[0]): tuple(str(x) for x in m.string or ()) for m in read_po(f) if isinstance(m.id, tuple)}
 
 
-AGREEING = "reveal.move."
+#: Plural entries whose verb agrees with a subject that is no count: the actors named ("ann kills bob",
+#: "ann,dan kill bob"), the side that won ("the Werehamster wins", "the Werewolves win").
+AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over")
 
 
 def test_plural_messages_take_their_form_from_count() -> None:
@@ -120,8 +122,8 @@ def test_plural_messages_take_their_form_from_count() -> None:
         assert set(other) == set(en), lang  # a key plural in one language is plural in all
         for key, forms in other.items():
             fields = {f for form in en[key] for f in re.findall(r"{(\w+)}", form)}
-            # A plural entry shows its count, but for a sentence whose verb agrees with how many did
-            # it ("ann kills bob", "ann,dan kill bob"): the actors are named, not counted.
+            # A plural entry shows its count, but for a sentence whose verb agrees with a subject
+            # named, not counted (``AGREEING``).
             assert "count" in fields or key.startswith(AGREEING), key
             for form in forms:
                 assert form and set(re.findall(r"{(\w+)}", form)) <= fields, (lang, key, form)

@@ -14,6 +14,7 @@ import engine
 from engine import Action, Phase, Verb
 from service.channels.sms.gsm7 import fold as gsm7
 from service.texts import grammar, render
+from service.texts.history import history_text
 from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
 
 from .conftest import Harness
@@ -178,7 +179,7 @@ def test_every_text_that_counts_is_a_plural_entry(lang: str) -> None:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
         singular = {str(m.id): str(m.string) for m in read_po(f) if m.id and not isinstance(m.id, tuple)}
     # Ordinals are no counts: "Night 2", "Game 3 of the series".
-    ordinal = {"svc.night_n", "svc.reveal.night", "sms.svc.reveal.night", "svc.again.series"}
+    ordinal = {"svc.night_n", "history.night", "history.day", "svc.again.series"}
     counted = [k for k, text in singular.items() if k not in ordinal
                and set(re.findall(r"{(\w+)}", text)) & set(NUMBERS)]
     assert counted == [], counted
@@ -200,14 +201,23 @@ def test_counts_take_their_form_from_the_number(lang: str, one: str, two: str) -
 
 
 # -- wording ----------------------------------------------------------------------------------------
-def test_the_nights_read_as_sentences_in_each_language() -> None:
-    moves = [("Jim", "kill Ann"), ("Dan", "kill Ann"), ("Eve", "see Jim")]
-    assert render.night_moves(moves, "en") == "Jim kills Ann, Dan kills Ann, Eve looks at Jim"
-    assert render.night_moves(moves, "es") == "Jim mata a Ann, Dan mata a Ann, Eve mira a Jim"
-    assert render.night_moves(moves, "it") == "Jim sbrana Ann, Dan sbrana Ann, Eve scruta Jim"
-    assert render.night_moves(moves, "es", sms=True) == "Jim,Dan matan a Ann, Eve mira a Jim"
-    assert render.night_moves([("Bea", "revive")], "it") == "Bea riporta in vita il morto"
-    assert render.night_moves([("Bea", "reveal off")], "en") == "Bea orders not to be revealed when killed"
+def test_the_history_reads_as_sentences_in_each_language_and_names_whom_a_revival_brought_back() -> None:
+    notes = [{"night": 1, "what": "killed", "by": ["Jim", "Dan"], "player": "Ann", "cause": "werewolves"},
+             {"night": 1, "what": "look", "by": ["Eve"], "target": "Jim", "as_card": "seer", "were": True},
+             {"day": 1, "what": "killed", "by": [], "player": "Jim", "cause": "lynched"},
+             {"night": 2, "what": "revived", "by": ["Bea"], "player": "Ann"}]
+    told = {lang: history_text(notes, 2, lang).split("\n")[1:] for lang in LANGUAGES}
+    assert told["en"] == ["Night 1: the Werewolves (Jim, Dan) killed Ann; the Seer (Eve) looked at Jim: a Werewolf.",
+                          "Day 1: the village lynched Jim.",
+                          "Night 2: nobody died; Baron Samedi (Bea) brought Ann back to life."]
+    assert told["it"] == ["Notte 1: i Lupi Mannari (Jim, Dan) hanno sbranato Ann; il Veggente (Eve) ha scrutato Jim: "
+                          "è un lupo mannaro.", "Giorno 1: il villaggio ha linciato Jim.",
+                          "Notte 2: non è morto nessuno; il Barone Samedi (Bea) ha riportato in vita Ann."]
+    assert told["es"] == ["Noche 1: los Hombres Lobo (Jim, Dan) mataron a Ann; el Vidente (Eve) miró a Jim: es un "
+                          "hombre lobo.", "Día 1: el pueblo linchó a Jim.",
+                          "Noche 2: no murió nadie; el Barón Samedi (Bea) devolvió la vida a Ann."]
+    assert history_text(notes, 2, "en", sms=True).startswith("What happened: Night 1: the Werewolves (Jim,Dan) "
+                                                             "killed Ann;")
 
 
 @pytest.mark.parametrize("lang", ["it", "es"])
@@ -307,3 +317,19 @@ def test_the_pack_reads_the_split_in_its_own_language_and_nobody_else_does(h: Ha
                     "eligieron más lobos vivos; un empate se sortea."]
     assert any(m.startswith("La manada eligió") for m in h.inbox(b))
     assert not any("distintas" in m for who in NAMES if who not in (a, b) for m in h.inbox(who))
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", "Game over: the Werewolf wins (", "Game over: the Werewolves win ("),
+    ("it", "Partita finita: vince il Lupo Mannaro (", "Partita finita: vincono i Lupi Mannari ("),
+    ("es", "Fin de la partida: gana el Hombre Lobo (", "Fin de la partida: ganan los Hombres Lobo ("),
+])
+def test_the_end_agrees_with_the_side_that_won(lang: str, one: str, many: str) -> None:
+    # Lupusburg's Werewolf is one player; the Werewolves of the base game a side.
+    alone = {"team": "werewolf", "winners": ["pam"], "reason": "end.werewolf_parity", "roles": {"pam": "werewolf"}}
+    side = {"team": "werewolves", "winners": ["ann", "bob"], "reason": "end.werewolves_parity",
+            "roles": {"ann": "werewolf", "bob": "werewolf", "cat": "villager"}}
+    assert render.game_over(alone, lang).startswith(one)
+    assert render.game_over(side, lang).startswith(many)
+    assert t(lang, "svc.status.over", code="K7Q", team="x", winners="pam", count=render.side_count("werehamster")) \
+        != t(lang, "svc.status.over", code="K7Q", team="x", winners="pam", count=render.side_count("humans"))
