@@ -272,7 +272,17 @@ def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
         # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
         listed = ", ".join(f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
                            for v, tg in ballots.items()) or t(lang, "svc.none")
-    return {"counts": counts(tallied), "ballots": listed}
+    return {"counts": counts(tallied), "ballots": listed, **_order(data, reader)}
+
+
+def _order(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    """Whom a tie's order around the table is counted from (``payloads.TieOrder``), as the tie's text
+    names it: "closest clockwise after fay, who holds "Welcome!"" (``first``: the one counted first,
+    which an SMS reader is told)."""
+    order = cast("payloads.TieOrder", data.get("order") or {})
+    player = order.get("player", "")
+    return {"order": t(reader.lang, f"tie.order.{order.get('by', 'seat')}", player=player),
+            "first": order.get("first", player)}
 
 
 #: What an event's message needs beyond its data as read (``localized``), by event key, each reading
@@ -283,7 +293,7 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "night.choice": _choice,
     "day.choice": _choice,
     "day.vote": _tally,
-    "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang)},
+    "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang), **_order(d, r)},
     "werewolf.split": _split,
     "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
                                                            r.lang)},
