@@ -244,8 +244,13 @@ def _started(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
 
 
 def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    """A choice as what it does, to be said in a sentence ("Hai scelto di scrutare Marco"): ``choice.VERB``;
+    a verb without one reads as typed ("kill bob")."""
     choice = cast("payloads.Choice", data)
-    return {"verb": verb_word(reader.lang, str(choice.get("verb"))), "target": choice.get("target") or ""}
+    verb, target = str(choice.get("verb")), choice.get("target") or ""
+    said = f"choice.{verb}"
+    return {"choice": t(reader.lang, said, target=target) if has("en", said)
+            else f"{verb_word(reader.lang, verb)} {target}".strip()}
 
 
 def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
@@ -289,6 +294,7 @@ def _order(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
 #: the data as ``engine.payloads`` declares it.
 FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "game.started": _started,
+    "night.dawn": lambda d, _r: {"count": len(cast("payloads.Dawn", d).get("dead", []))},
     "role.dealt": lambda d, r: {"role_help": role_help(r.lang, str(cast("payloads.RoleDealt", d).get("role")))},
     "night.choice": _choice,
     "day.choice": _choice,

@@ -36,7 +36,7 @@ def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
     assert h.say("newbie2", f"join {code}")[0].startswith(f"You take over {other_seat}")
     human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
     h.say("newbie", f"kill {human}")
-    assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
+    assert f"You chose to kill {human}. You may change it until the night ends." in h.inbox("newbie")
     # Everyone else is told that the seat has a new player, and nothing about who.
     other = "ann" if wolf != "ann" else "bob"
     assert any(f"{wolf} is now played by a substitute" in m for m in h.inbox(other))
@@ -126,7 +126,7 @@ def test_a_moderator_who_does_not_play_sees_everything(h: Harness) -> None:
     wolf = next(p for p in state.players if state.roles[p].value == "werewolf")  # type: ignore[attr-defined]
     prey = next(p for p in NAMES if state.roles[p].value == "villager")  # type: ignore[attr-defined]
     h.say(wolf, "kill " + prey)
-    assert any(f"{wolf} chose: kill" in m for m in h.inbox("host"))
+    assert any(f"{wolf} chose to kill" in m for m in h.inbox("host"))
     status = h.say("host", "status")[0]
     assert "(Werewolf)" in status and f"{wolf}: kill {prey}" in status
     assert "(Werewolf)" not in h.say("ann", "status")[0]

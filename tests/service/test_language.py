@@ -106,8 +106,10 @@ def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
 
 
 #: Plural entries whose verb agrees with a subject that is no count: the actors named ("ann kills bob",
-#: "ann,dan kill bob"), the side that won ("the Werehamster wins", "the Werewolves win").
-AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over")
+#: "ann,dan kill bob"), the side that won ("the Werehamster wins", "the Werewolves win"), the dead
+#: named ("Alba: muore Jim", "Alba: muoiono Jim, Leo").
+AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over", "night.dawn.some",
+            "sms.night.dawn.some")
 
 
 def test_plural_messages_take_their_form_from_count() -> None:

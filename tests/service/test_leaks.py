@@ -110,7 +110,7 @@ def test_no_text_tells_a_player_what_he_may_not_know(chunk: int) -> None:
 def test_the_leak_check_can_fail() -> None:
     roles = {"ann": "seer", "bob": "werewolf"}
     assert leaks("Dawn. bob is the Werewolf.", "ann", "en", roles, {"ann"}, {"ann"})
-    assert leaks("bob chose: kill ann.", "ann", "en", roles, {"ann"}, {"ann"})
+    assert leaks("bob chose to kill ann.", "ann", "en", roles, {"ann"}, {"ann"})
     assert not leaks("Your vision: bob is a Werewolf.", "ann", "en", roles, {"ann", "bob"}, {"ann"})
 
 
