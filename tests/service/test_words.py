@@ -345,7 +345,7 @@ def _text(key: str, data: dict[str, object], lang: str, sms: bool = False, name:
     ("it", "È l'alba. Vittima della notte: Jim.", "È l'alba. Vittime della notte: Jim, Leo.",
      "Alba: muore Jim.", "Alba: muoiono Jim, Leo."),
     ("es", "Amanece. Esta noche ha muerto Jim.", "Amanece. Esta noche han muerto Jim, Leo.",
-     "Amanece: muere Jim.", "Amanece: mueren Jim, Leo."),
+     "Amanece: murió Jim.", "Amanece: murieron Jim, Leo."),
 ])
 def test_the_dawn_agrees_with_how_many_died(lang: str, one: str, two: str, sms_one: str, sms_two: str) -> None:
     # "Alba. Morti: Jim." named one death with a plural.
