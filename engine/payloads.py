@@ -103,9 +103,23 @@ class Vote(TypedDict):
     tally: NotRequired[list[list[Any]]]
 
 
+class TieOrder(TypedDict):
+    """Whom the order around the table, which breaks a tie, is counted from (RULINGS: Seating)."""
+
+    by: str
+    """``welcome``: the player after the "Welcome!" holder; ``claw`` (``aura``): the player after the
+    character the Werewolf Claw marks; ``seat``: nobody holds either yet, the first seat;
+    ``burgomaster`` (``lupusburg``): the Burgomaster himself."""
+    player: str
+    """The holder of "Welcome!", the Claw's mark, the first seat or the Burgomaster."""
+    first: str
+    """The player counted first."""
+
+
 class Suspects(TypedDict):
     suspects: list[str]
     tally: list[list[Any]]
+    order: TieOrder
 
 
 class BallotTaken(TypedDict):
@@ -120,6 +134,7 @@ class Ballots(TypedDict):
     """Each voter's ballot (``lupusburg``: his votes)."""
     counts: dict[str, int]
     lynched: str
+    order: TieOrder
 
 
 class Split(TypedDict):

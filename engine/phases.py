@@ -70,6 +70,9 @@ class PhaseRule(Generic[S]):
     already counted): the fields it sets, and its announcement."""
     ends_game: bool = False
     """Whether the end of the game is checked once this phase is resolved."""
+    opens: str | None = None
+    """The event its close opens with, whatever step told it (the dawn, with the night's deaths):
+    the rulebook's dawn tells the deaths first, then what the dead's cards did, then the day."""
 
 
 End = Callable[[S], "tuple[S, list[Event]] | None"]
@@ -81,11 +84,19 @@ def close_phase(phases: Mapping[Phase, PhaseRule[S]], state: S, end: End[S]) -> 
     rule = phases[state.phase]
     work = rule.close(state)
     after = work.freeze(phase_no=state.phase_no + 1)
+    told = opening_first(work.events, rule.opens)
     if rule.ends_game:
         ended = end(after)
         if ended is not None:
             done, more = ended
-            return done, work.events + more
+            return done, told + more
     fields, announced = phases[rule.next].begin(after)
     new: S = after.evolve(phase=rule.next, **fields)
-    return new, work.events + announced
+    return new, told + announced
+
+
+def opening_first(events: list[Event], opens: str | None) -> list[Event]:
+    """A close's events in the order its readers learn them: the one it opens with (``PhaseRule.opens``)
+    first, then the rest in the order its steps told them (a step runs before the dawn is known:
+    Baron Samedi's Zombie, Dorian Wolf's Portrait, the looks)."""
+    return sorted(events, key=lambda e: e.key != opens) if opens is not None else events

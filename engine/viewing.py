@@ -51,6 +51,39 @@ class PublicView(TypedDict, total=False):
     reason: str
     roles: dict[str, Any]
     """Every card: ``tabula`` a card a player, ``lupusburg`` each player's two, left first."""
+    history: list["Note"]
+    """What happened at every close, in order: the Moderator's notebook."""
+
+
+class Note(TypedDict, total=False):
+    """One thing that happened at a close, as the Moderator noted it (``Table.note``): told only
+    once the game is over. ``what``: ``killed``, ``saved`` (a kill that failed), ``revived``, ``look``
+    (its result as the looker was told it), a tile given (``portrait``, ``skull``), ``owl``, ``mimic``."""
+
+    night: int
+    day: int
+    """When: the close of that night, or of that day's ballot."""
+    what: str
+    by: list[str]
+    """Who did it: the killers, the attackers of one saved, the lookers, the giver."""
+    player: str
+    """Who died, was saved or was revived."""
+    cause: str
+    """What killed (or would have): ``werewolves``, ``potion``, ``seen``, ``portrait``, ``skull``,
+    ``owl``, ``lynched``; Lupusburg's ``werewolf``."""
+    why: str
+    """What saved him: ``protected``, ``wolf_proof``, ``zombie``, ``aura``, ``portrait``."""
+    savers: list[str]
+    target: str
+    as_card: str
+    """The card a look was made with (``seer``, ``fortune_teller``, ``darius``, ``hamlet``, ``thief``)."""
+    were: bool
+    aura: str
+    role: str
+    blocked: bool
+    card: str
+    chest: bool
+    became: str | None
 
 
 class TabulaPublicView(PublicView, total=False):

@@ -7,9 +7,10 @@ state by ``freeze``, so the engine stays a pure function.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ..types import Event
+from ..types import Event, Phase
 from .state import Fact, LupusburgState, _frozen
 
 
@@ -22,6 +23,8 @@ class Close:
         self.knowledge: dict[str, list[Fact]] = {}
         self.events: list[Event] = []
         self.died_now: list[str] = []
+        self.notes: list[Fact] = []
+        """What happened in this close, for the end's history (``LupusburgState.history``)."""
 
     def tell(self, player: str, key: str, **data: Any) -> None:
         """A private fact: remembered in the player's knowledge and sent to him alone."""
@@ -31,17 +34,26 @@ class Close:
     def announce(self, key: str, **data: Any) -> None:
         self.events.append(Event(key, data))
 
-    def kill(self, h: str) -> bool:
+    def note(self, what: str, *, by: Iterable[str] = (), **data: Any) -> None:
+        """Write in the notebook what happened: told to nobody until the game is over."""
+        self.notes.append({"what": what, "by": list(by), **data})
+
+    def kill(self, h: str, cause: str, by: Iterable[str] = ()) -> bool:
         if h not in self.alive:
             return False
         self.alive.discard(h)
         self.dead.append(h)
         self.died_now.append(h)
+        self.note("killed", player=h, cause=cause, by=by)
         return True
 
     def freeze(self, **changes: Any) -> LupusburgState:
-        return told(self.start, self.knowledge).evolve(
-            alive=frozenset(self.alive), dead=tuple(self.dead), lynched=tuple(self.lynched), **changes)
+        s = self.start
+        when = {"night": s.night} if s.phase is Phase.NIGHT else {"day": s.day}
+        history = (*s.history, *(_frozen({**when, **n}) for n in self.notes))
+        return told(s, self.knowledge).evolve(
+            alive=frozenset(self.alive), dead=tuple(self.dead), lynched=tuple(self.lynched), history=history,
+            **changes)
 
 
 def told(state: LupusburgState, facts: dict[str, list[Fact]]) -> LupusburgState:

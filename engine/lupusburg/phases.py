@@ -89,7 +89,7 @@ def _close_day(state: State) -> Close:
     close = Close(state)
     close.events = events + more
     close.announce("day.suspects", suspects=list(voting.choose_suspects(state)),
-                   tally=voting.tally(state, [t for _, t in state.votes]))
+                   tally=voting.tally(state, [t for _, t in state.votes]), order=voting.told(state))
     return close
 
 
@@ -137,6 +137,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         },
         closes="its deadline",
         close=night.resolve,
+        opens="night.dawn",
         ends_game=True,
         next=Phase.NOMINATIONS,
         begin=_night_begins,

@@ -58,6 +58,8 @@ class LupusburgState:
     knowledge: Mapping[str, tuple[Fact, ...]]
     """What each player has been told privately, in order."""
     outcome: Outcome | None = None
+    history: tuple[Fact, ...] = ()
+    """What happened at each close (``close.Close.note``), told only once the game is over."""
 
     # -- helpers -------------------------------------------------------------------------------
     def evolve(self, **changes: Any) -> LupusburgState:
@@ -116,6 +118,7 @@ class LupusburgState:
             "bets": {p: [t, c] for p, (t, c) in self.bets.items()},
             "knowledge": {p: [_jsonable(f) for f in fs] for p, fs in self.knowledge.items()},
             "outcome": self.outcome.to_json() if self.outcome else None,
+            "history": [_jsonable(n) for n in self.history],
         }
 
     @classmethod
@@ -150,6 +153,7 @@ class LupusburgState:
             bets={p: (v[0], int(v[1])) for p, v in raw.get("bets", {}).items()},
             knowledge={p: tuple(_frozen(f) for f in fs) for p, fs in raw.get("knowledge", {}).items()},
             outcome=Outcome.from_json(raw["outcome"]) if raw.get("outcome") else None,
+            history=tuple(_frozen(n) for n in raw.get("history", [])),
         )
 
 

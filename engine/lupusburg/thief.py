@@ -52,5 +52,6 @@ def resolve(close: Close) -> None:
     if choice is None or not s.living_of(thief):
         return
     target = choice[1]
-    close.tell(thief, "thief.result", house=target, card=s.cards[target].value,
-               chest=s.chests[owner(target)] == side_of(target), night=s.night)
+    seen = {"card": s.cards[target].value, "chest": s.chests[owner(target)] == side_of(target)}
+    close.tell(thief, "thief.result", house=target, night=s.night, **seen)
+    close.note("look", by=[thief], target=target, as_card=Role.THIEF.value, **seen)

@@ -15,7 +15,7 @@ from ..types import Phase, Role
 from ..viewing import LupusburgPlayerView, LupusburgPublicView, day_votes, ending, header
 from . import scoring, voting
 from .houses import SIDES, house
-from .state import LupusburgState
+from .state import LupusburgState, _jsonable
 
 if TYPE_CHECKING:
     from .rules import LupusburgRules
@@ -34,6 +34,7 @@ def public_view(state: LupusburgState) -> LupusburgPublicView:
     if over and state.outcome is not None:
         out["scores"] = dict(state.outcome.scores or {})
         out.update(scoring.revealed(state))
+        out["history"] = [_jsonable(n) for n in state.history]
     return cast(LupusburgPublicView, out)
 
 
@@ -69,7 +70,7 @@ def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> Lu
 def moderator_view(state: LupusburgState) -> dict[str, Any]:
     out: dict[str, Any] = dict(public_view(state))
     full = state.to_dict()
-    for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge"):
+    for key in ("cards", "chests", "choices", "ballots", "bag", "draws", "bets", "knowledge", "history"):
         out[key] = full[key]
     # Each player's two characters, left house first, as the base game's ``roles`` names one card
     # (a host's ``end``, the moderator's ``status`` read it).

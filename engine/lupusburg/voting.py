@@ -33,6 +33,11 @@ def tie_order(state: LupusburgState) -> tuple[str, ...]:
     return houses_from(state.players, state.burgomaster)
 
 
+def told(state: LupusburgState) -> dict[str, str]:
+    """The tie order as a tie's text names it (``payloads.TieOrder``): from the Burgomaster himself."""
+    return {"by": "burgomaster", "player": state.burgomaster, "first": state.burgomaster}
+
+
 def first_in_order(state: LupusburgState, houses: list[str]) -> str:
     order = tie_order(state)
     return min(houses, key=order.index)
@@ -112,7 +117,7 @@ def lynch(close: Close) -> str:
     top = max(c.values())
     lynched = first_in_order(s, [h for h, n in c.items() if n == top])
     ballots = {p: list(s.ballots[p]) for p in s.players if s.ballots.get(p)}
-    close.announce("day.ballots", ballots=ballots, counts=c, lynched=lynched)
+    close.announce("day.ballots", ballots=ballots, counts=c, lynched=lynched, order=told(s))
     close.lynched.append(lynched)
-    close.kill(lynched)
+    close.kill(lynched, "lynched")
     return lynched

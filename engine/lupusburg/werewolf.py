@@ -54,4 +54,4 @@ def resolve(close: Close) -> None:
     choice = s.choices.get(SLOT)
     if choice is None:
         return
-    close.kill(choice[1])
+    close.kill(choice[1], SLOT, by=[s.holder(Role.WEREWOLF)])

@@ -39,17 +39,17 @@ def sight(table: Table, target: str) -> dict[str, Any]:
 
 
 @shield
-def aura_absorbs(table: Table, player: str, cause: str) -> bool:
+def aura_absorbs(table: Table, player: str, cause: str) -> str | None:
     if table.start.rules is not RuleSet.AURA:
-        return False
+        return None
     auras = dict(table.marks.get(AURA, {}))
     kind = auras.pop(player, None)
     if kind is None:
-        return False
+        return None
     table.marks[AURA] = auras
     table.marks[PILE] = (*table.marks.get(PILE, ()), kind)
     table.announce("aura.lost", player=player)
-    return True
+    return AURA
 
 
 @night_step(69, "aura.claw")

@@ -68,7 +68,7 @@ class Power:
 
 DeathHook = Callable[["Table", str, str], None]
 DealHook = Callable[["Table"], None]
-SeenHook = Callable[["Table", str], None]
+SeenHook = Callable[["Table", str, list[str]], None]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Character:
     on_death: DeathHook | None = None
     """Called when this character dies: (table, who, cause)."""
     on_seen: SeenHook | None = None
-    """Called when a seer looks at this character: (table, who)."""
+    """Called when a seer looks at this character: (table, who, the lookers)."""
     unique: bool = True
     min_players: int = 8
     """The rulebook's suggested minimum."""

@@ -17,7 +17,7 @@ from ..suspects import two_suspects
 from ..types import Event
 from .character import DAY_CLOSE_STEPS, steps_of
 from .characters.owl_man import MARK as OWL
-from .order import first_in_order, tie_order, tie_rank
+from .order import first_in_order, tie_order, tie_rank, told
 from .state import TabulaState
 from .table import Table
 
@@ -127,7 +127,8 @@ def close_nominations(state: TabulaState) -> Table:
     owl = state.marks.get(OWL)
     if owl is not None and owl in state.alive:
         table.announce("owl_man.named", target=owl)
-    table.announce("day.suspects", suspects=list(suspects), tally=[[p, n] for p, n in ranked_all])
+    table.announce("day.suspects", suspects=list(suspects), tally=[[p, n] for p, n in ranked_all],
+                   order=told(state))
     return table
 
 
@@ -145,7 +146,7 @@ def close_ballot(state: TabulaState) -> tuple[Table, str]:
     lynched, found = lynch_choice(state)
     table = Table(state, "lynch")
     ballots = {v: state.ballots[v] for v in state.players if v in state.ballots}
-    table.announce("day.ballots", ballots=ballots, counts=found, lynched=lynched)
+    table.announce("day.ballots", ballots=ballots, counts=found, lynched=lynched, order=told(state))
     table.lynched.append(lynched)
     table.kill(lynched, "lynched")
     for step in steps_of(state, DAY_CLOSE_STEPS):

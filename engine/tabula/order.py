@@ -24,6 +24,16 @@ def tie_order(state: TabulaState) -> tuple[str, ...]:
     return players[i + 1 :] + players[: i + 1]
 
 
+def told(state: TabulaState) -> dict[str, str]:
+    """The tie order as a tie's text names it (``payloads.TieOrder``): from whom it is counted."""
+    claw, first = state.marks.get("claw"), tie_order(state)[0]
+    if claw:
+        return {"by": "claw", "player": claw, "first": first}
+    if state.welcome is not None:
+        return {"by": "welcome", "player": state.welcome, "first": first}
+    return {"by": "seat", "player": first, "first": first}
+
+
 def tie_rank(state: TabulaState) -> dict[str, int]:
     """Each player's place in the tie order."""
     return {p: i for i, p in enumerate(tie_order(state))}

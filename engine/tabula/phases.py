@@ -55,6 +55,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         moves={},
         closes="its deadline only: closing when all have chosen would tell who is dead",
         close=night.resolve,
+        opens="night.dawn",
         ends_game=True,
         next=Phase.NOMINATIONS,
         begin=_night_begins,

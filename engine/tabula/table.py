@@ -8,18 +8,22 @@ back into an immutable state by ``freeze``: the engine stays a pure function.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..rng import rng as derive_rng
-from ..types import Event, Role
+from ..types import Event, Phase, Role
 from . import character as ch
 from .state import SCALARS, Fact, TabulaState, frozen
 
-Shield = Callable[["Table", str, str], bool]
+Shield = Callable[["Table", str, str], "str | None"]
 SHIELDS: list[Shield] = []
-"""Things that absorb a kill of any cause: (table, player, cause) -> True if absorbed. A variant
-registers its own (the Aura cards of ``aura``); a shield that does not apply returns False."""
+"""Things that absorb a kill of any cause: (table, player, cause) -> what saved him (``"aura"``), or
+None. A variant registers its own (the Aura cards of ``aura``); a shield that does not apply says None."""
+
+HISTORY = "history"
+"""In the marks: what happened at each close (``Table.note``), the Moderator's notebook. It leaves the
+engine only once the game is over (``views``): every death with its cause, the lives saved, the looks."""
 
 
 def shield(fn: Shield) -> Shield:
@@ -40,6 +44,8 @@ class Table:
         self.events: list[Event] = []
         self.died_now: list[tuple[str, str]] = []
         """(player, cause) of this close, in order."""
+        self.notes: list[dict[str, Any]] = []
+        """What happened in this close, in order, for the end's history (``HISTORY``)."""
         self.protected: set[str] = set()
         self.immune: set[str] = set()
         """Cannot be killed in this close by any cause (Baron Samedi's Zombie)."""
@@ -47,7 +53,6 @@ class Table:
         """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self.sets: dict[str, Any] = {}
         """Fields the close decides for the state it leaves (the suspects the nominations named)."""
-        """For steps of one close to talk to later steps (Lara's override of the pack)."""
         self._rng: random.Random | None = None
         self._purpose = purpose
 
@@ -98,17 +103,29 @@ class Table:
     def announce(self, key: str, **data: Any) -> None:
         self.events.append(Event(key, data))
 
+    def note(self, what: str, *, by: Iterable[str] = (), **data: Any) -> None:
+        """Write in the notebook what happened (``HISTORY``): told to nobody until the game is over.
+        ``by``: who did it (the killers, the one who looked, the one who gave a tile)."""
+        self.notes.append({"what": what, "by": list(by), **data})
+
     # -- dying ------------------------------------------------------------------------------------
-    def kill(self, player: str, cause: str) -> bool:
-        """Kill a living player; his character's death hook may change what happens."""
-        if player not in self.alive or player in self.immune:
+    def kill(self, player: str, cause: str, by: Iterable[str] = ()) -> bool:
+        """Kill a living player (``by``: who killed him, for the notebook); his character's death
+        hook may change what happens."""
+        if player not in self.alive:
+            return False
+        if player in self.immune:
+            self.note("saved", player=player, cause=cause, by=by, why="zombie")
             return False
         for absorb in SHIELDS:
-            if absorb(self, player, cause):
+            why = absorb(self, player, cause)
+            if why is not None:
+                self.note("saved", player=player, cause=cause, by=by, why=why)
                 return False
         self.alive.discard(player)
         self.dead.append(player)
         self.died_now.append((player, cause))
+        self.note("killed", player=player, cause=cause, by=by)
         hook = ch.CHARACTERS[self.start.roles[player]].on_death
         if hook is not None:
             self.sync()
@@ -121,14 +138,21 @@ class Table:
         revealed[player] = self.start.roles[player].value
         self.marks["revealed"] = revealed
 
-    def revive(self, player: str) -> None:
-        """Alive again: no longer among the dead, nor among those who died in this close."""
+    def revive(self, player: str, by: Iterable[str] = (), why: str = "zombie") -> None:
+        """Alive again: no longer among the dead, nor among those who died in this close. In the
+        notebook, a death of this close becomes a life saved (``why``: Dorian Wolf's Portrait); a
+        Ghost of an earlier night is revived (Baron Samedi's Zombie)."""
         if player in self.alive:
             return
         self.alive.add(player)
         if player in self.dead:
             self.dead.remove(player)
         self.died_now = [(p, c) for p, c in self.died_now if p != player]
+        died = next((n for n in reversed(self.notes) if n["what"] == "killed" and n["player"] == player), None)
+        if died is None:
+            self.note("revived", player=player, by=by)
+        else:
+            died.update(what="saved", why=why, savers=list(by))
 
     # -- back to a value --------------------------------------------------------------------------
     def _frozen_marks(self) -> dict[str, Any]:
@@ -136,6 +160,15 @@ class Table:
         frozen value it started with (steps replace a mark, never change one in place)."""
         before = self.start.marks
         return {k: v if v is before.get(k) else frozen(v) for k, v in self.marks.items()}
+
+    def _noted(self) -> dict[str, Any]:
+        """The marks with this close's notes added to the notebook, each saying when it happened."""
+        marks = self._frozen_marks()
+        if self.notes:
+            s = self.start
+            when = {"night": s.night} if s.phase is Phase.NIGHT else {"day": s.day}
+            marks[HISTORY] = (*s.marks.get(HISTORY, ()), *(frozen({**when, **n}) for n in self.notes))
+        return marks
 
     def freeze(self, **changes: Any) -> TabulaState:
         knowledge = self.start.knowledge
@@ -148,7 +181,7 @@ class Table:
             dead=tuple(self.dead),
             lynched=tuple(self.lynched),
             welcome=self.welcome,
-            marks=self._frozen_marks(),
+            marks=self._noted(),
             knowledge=knowledge,
             **{**self.sets, **changes},
         )

@@ -15,6 +15,7 @@ from ..viewing import TabulaPlayerView, TabulaPublicView, day_votes, ending, hea
 from . import day
 from .characters.deadalive import WALKING
 from .state import TabulaState, jsonable
+from .table import HISTORY
 
 if TYPE_CHECKING:
     from .rules import TabulaRules
@@ -38,6 +39,7 @@ def public_view(state: TabulaState) -> TabulaPublicView:
     ending(out, state.outcome if over else None)
     if over:
         out["roles"] = {p: state.roles[p].value for p in state.players}
+        out["history"] = jsonable(state.marks.get(HISTORY, ()))
     return cast(TabulaPublicView, out)
 
 
@@ -82,6 +84,7 @@ def moderator_view(state: TabulaState) -> dict[str, Any]:
     out["choices"] = {k: [v.value, t] for k, (v, t) in state.choices.items()}
     out["ballots"] = dict(state.ballots)
     out["marks"] = jsonable(state.marks)
+    out["history"] = jsonable(state.marks.get(HISTORY, ()))
     return out
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import engine
-from service.game import ghosts, volunteers
+from service.game import ghosts, reveal, volunteers
 from service.game.context import Ctx
 from service.game.room import FORMER, Room
 from service.store.models import Identity, Seat
@@ -193,7 +193,7 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
             ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
         room.flush_digests()
-        room.reveal_nights()
+        reveal.tell_history(room)
     game.status, game.deadline, game.paused = "ended", None, False
     ghosts.sync(room)  # the Ghosts may speak again
 

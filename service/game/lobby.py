@@ -380,7 +380,7 @@ def players(ctx: Ctx, room: Room) -> None:
 
 def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:
     if not rows:
-        return ctx.reply("svc.games.none")
+        return ctx.reply("svc.not_in_game")  # the same state as any command without a game: one text
     listed = ", ".join(f"#{g.code} ({t(ctx.lang, 'phase.name.' + _phase(g))}{', ' + n if n else ''})"
                        for g, n in rows)
     ctx.reply("svc.games", games=listed)

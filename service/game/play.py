@@ -11,6 +11,7 @@ from engine import Action, IllegalAction, Phase, Verb
 from engine.record import GameRecord, Move
 from engine.types import NO_TARGET_VERBS
 from service.channels import channel as channel_of
+from service.game import reveal
 from service.game.context import Ctx
 from service.game.room import Room
 from service.ops import metrics
@@ -178,10 +179,11 @@ def status(ctx: Ctx, room: Room) -> None:
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
-    nights = room.nights() if pv.get("status") == "over" else None
-    text = player_texts.status_text(pv, reader, room.info(ctx.identity), game.paused, mod, nights)
+    over = pv.get("status") == "over"
+    text = player_texts.status_text(pv, reader, room.info(ctx.identity), game.paused, mod,
+                                    reveal.history(room.state) if over else None)
     seat = room.seat_of(_me(ctx))
-    if seat is not None and nights is None:  # his own secret ballot, from his own view: only he reads it
+    if seat is not None and not over:  # his own secret ballot, from his own view: only he reads it
         mine = engine.view(room.state, seat.name).get("ballot")
         listed = [mine] if isinstance(mine, str) else list(mine or ())
         if listed:

@@ -19,7 +19,7 @@ import engine
 from engine import Event, GameState, Phase
 from service.channels import channel as channel_of
 from service.channels.base import Channel, Notice
-from service.game import ghosts, series
+from service.game import ghosts, reveal, series
 from service.store.models import Game, GameEvent, Identity, Outbox, Seat
 from service.store.unit import unit_of
 from service.texts import render
@@ -275,7 +275,7 @@ class Room:
             self.tell_ghosts(speaking - set(engine.public_view(new).get("speakers", ())))
             self.prompt()
         if new.phase is Phase.OVER:
-            self.reveal_nights()
+            reveal.tell_the_end(self)
             series.tell_totals(self)
         ghosts.sync(self)  # a death, a return, the end: who is muted in the game's group
         self.game.updated_at = self.ctx.now
@@ -329,33 +329,6 @@ class Room:
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
                           buttons=way.keyboard(actions, self.game.code, person.language,
                                                  phase=self.game.phase_no, seats=seats))
-
-    def reveal_nights(self) -> None:
-        """When the game ends, everyone learns every night's choices (the cards come with game.over)."""
-        s = self.ctx.session
-        with unit_of(s).reading(GameEvent):  # this very move among them
-            rows = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.kind == "move")
-                          .order_by(col(GameEvent.seq))).all()
-        nights: dict[int, list[tuple[str, str]]] = {}
-        for r in rows:
-            if r.data.get("phase") == "night" and r.data.get("actor"):
-                nights.setdefault(int(r.data.get("night") or 0), []).append((r.data["actor"], r.data["text"]))
-        if not nights:
-            return
-        seq = self.log("event", "svc.reveal", {"nights": {str(n): m for n, m in nights.items()}})
-        for person in self.public_people():
-            if channel_of(person.channel).short:  # on request: his end text says to ask ``status`` (``sms.end.more``)
-                continue
-            self.ctx.send(person, "svc.reveal", render.nights_text(nights, person.language),
-                          f"g{self.id}:e{seq}:i{person.id}", game_id=self.id)
-
-    def nights(self) -> dict[int, list[tuple[str, str]]]:
-        """Every night's moves as revealed at the end (``svc.reveal``); empty before the end."""
-        s = self.ctx.session
-        with unit_of(s).reading(GameEvent):  # a game ended by a command before this one in the transaction
-            row = s.exec(select(GameEvent).where(GameEvent.game_id == self.id, GameEvent.key == "svc.reveal")).first()
-        found = row.data.get("nights", {}) if row is not None else {}
-        return {int(n): [(str(a), str(m)) for a, m in moves] for n, moves in found.items()}
 
     def flush_digests(self, seating_shown: bool = False) -> None:
         """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:

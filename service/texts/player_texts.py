@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from engine.viewing import PlayerView, PublicView, TabulaPlayerView
+from service.texts.history import history_text
 from service.texts.i18n import deadline_text, has, role_name, t
 from service.texts.render import (
     Info,
@@ -15,10 +16,10 @@ from service.texts.render import (
     counts,
     event_text,
     names,
-    nights_text,
     role_help,
     roles_by_card,
     roles_line,
+    side_count,
     sms_key,
     verb_word,
 )
@@ -33,18 +34,18 @@ def phase_label(pv: PublicView, lang: str) -> tuple[str, str]:
 
 def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
                 moderator_view: Mapping[str, Any] | None = None,
-                nights: Mapping[int, Sequence[tuple[str, str]]] | None = None) -> str:
+                history: tuple[Sequence[Mapping[str, Any]], int] | None = None) -> str:
     """The game now (a game begun: its view has every key up to ``winners``); once it is over, the
-    winners, every card and (``nights``) every night's moves, which an SMS reader's end text leaves
-    to this answer."""
+    winners, every card and (``history``: the notebook and how many nights were played) what
+    happened, which an SMS reader's end text leaves to this answer."""
     lang = reader.lang
     if pv["status"] == "over":
         line = roles_by_card if reader.sms else roles_line
         lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
-                   winners=names(pv["winners"], lang)),
+                   count=side_count(pv.get("team")), winners=names(pv["winners"], lang)),
                  t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
-        if nights:
-            lines.append(nights_text(nights, lang, reader.sms))
+        if history:
+            lines.append(history_text(history[0], history[1], lang, reader.sms))
         return "\n".join(lines)
     phase, number = phase_label(pv, lang)
     # Paused, the phase has no deadline to be "until": the line says it is paused instead.

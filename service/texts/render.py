@@ -14,6 +14,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from engine import payloads
+from service.texts.choices import options as options  # what a player may do, numbered: named here too
+from service.texts.choices import seat_number as seat_number
+from service.texts.choices import verb_word as verb_word
 from service.texts.i18n import deadline_text, has, role_name, t
 
 
@@ -61,10 +64,6 @@ def counts(pairs: Sequence[Sequence[Any]] | Mapping[str, Any]) -> str:
     return ", ".join(f"{p} {n}" for p, n in items)
 
 
-def verb_word(lang: str, verb: str) -> str:
-    return t(lang, f"verb.{verb}") if has("en", f"verb.{verb}") else verb
-
-
 def roles_line(roles: Mapping[str, str | Sequence[str]], became: Mapping[str, str], lang: str) -> str:
     """``ann (Seer), ...``; a Lupusburg player's two characters read ``ann (Werewolf + Townsfolk)``."""
     out = []
@@ -105,38 +104,16 @@ def grouped(pairs: Sequence[tuple[str, str]], lang: str, also: Sequence[str] = (
     return " ".join(items)
 
 
-def night_moves(moves: Sequence[tuple[str, str]], lang: str, sms: bool = False) -> str:
-    """A night's moves, ``(actor, "kill bob")``, for the post-game reveal, each read as a sentence in
-    the reader's language (``move_sentence``): ``ann kills bob, cat looks at ann``; by SMS, the same
-    move by several in one item: ``ann,dan kill bob``."""
-    if not sms:
-        return ", ".join(move_sentence([actor], text, lang) for actor, text in moves)
-    by: dict[str, list[str]] = {}
-    for actor, text in moves:
-        if actor not in by.setdefault(text, []):
-            by[text].append(actor)
-    return ", ".join(move_sentence(actors, text, lang, ",") for text, actors in by.items())
-
-
 def move_sentence(actors: Sequence[str], text: str, lang: str, sep: str = ", ") -> str:
-    """A move as typed (``kill bob``) told as what its actors did: "ann kills bob", "ann y dan matan a
-    bob" (``reveal.move.VERB``, its verb agreeing with how many chose it). A verb without a sentence
-    of its own reads ``ann: kill bob``."""
+    """A move as typed (``kill bob``) told as what its actors chose: "ann kills bob", "ann y dan matan a
+    bob" (``reveal.move.VERB``, its verb agreeing with how many chose it; the pack's choices when they
+    differ). A verb without a sentence of its own reads ``ann: kill bob``."""
     verb, _, target = text.partition(" ")
     key = f"reveal.move.{verb}"
-    if verb == "reveal":  # a standing order: "reveal on" / "reveal off"
-        key += ".off" if target.strip().casefold() == "off" else ".on"
     if not has("en", key):
         key = "reveal.move.other"
     return t(lang, key, count=len(actors), actors=sep.join(actors), verb=verb_word(lang, verb),
              target=target).strip()
-
-
-def nights_text(nights: Mapping[int, Sequence[tuple[str, str]]], lang: str, sms: bool = False) -> str:
-    """Every night's moves, for the end of the game: ``The nights: Night 1: ann kill eve; ...``."""
-    parts = [t(lang, sms_key("svc.reveal.night", sms), n=n, moves=night_moves(moves, lang, sms))
-             for n, moves in sorted(nights.items())]
-    return t(lang, sms_key("svc.reveal", sms), nights="; ".join(parts))
 
 
 def deck_line(deck: Mapping[str, int], lang: str, sms: bool = False) -> str:
@@ -266,8 +243,13 @@ def _started(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
 
 
 def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    """A choice as what it does, to be said in a sentence ("Hai scelto di scrutare Marco"): ``choice.VERB``;
+    a verb without one reads as typed ("kill bob")."""
     choice = cast("payloads.Choice", data)
-    return {"verb": verb_word(reader.lang, str(choice.get("verb"))), "target": choice.get("target") or ""}
+    verb, target = str(choice.get("verb")), choice.get("target") or ""
+    said = f"choice.{verb}"
+    return {"choice": t(reader.lang, said, target=target) if has("en", said)
+            else f"{verb_word(reader.lang, verb)} {target}".strip()}
 
 
 def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
@@ -294,18 +276,29 @@ def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
         # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
         listed = ", ".join(f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
                            for v, tg in ballots.items()) or t(lang, "svc.none")
-    return {"counts": counts(tallied), "ballots": listed}
+    return {"counts": counts(tallied), "ballots": listed, **_order(data, reader)}
+
+
+def _order(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
+    """Whom a tie's order around the table is counted from (``payloads.TieOrder``), as the tie's text
+    names it: "closest clockwise after fay, who holds "Welcome!"" (``first``: the one counted first,
+    which an SMS reader is told)."""
+    order = cast("payloads.TieOrder", data.get("order") or {})
+    player = order.get("player", "")
+    return {"order": t(reader.lang, f"tie.order.{order.get('by', 'seat')}", player=player),
+            "first": order.get("first", player)}
 
 
 #: What an event's message needs beyond its data as read (``localized``), by event key, each reading
 #: the data as ``engine.payloads`` declares it.
 FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "game.started": _started,
+    "night.dawn": lambda d, _r: {"count": len(cast("payloads.Dawn", d).get("dead", []))},
     "role.dealt": lambda d, r: {"role_help": role_help(r.lang, str(cast("payloads.RoleDealt", d).get("role")))},
     "night.choice": _choice,
     "day.choice": _choice,
     "day.vote": _tally,
-    "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang)},
+    "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang), **_order(d, r)},
     "werewolf.split": _split,
     "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
                                                            r.lang)},
@@ -318,9 +311,18 @@ def sms_key(key: str, sms: bool) -> str:
     return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
+#: The sides that are one character: a verb agrees with them in the singular ("the Werehamster wins").
+LONE_SIDES = frozenset({"werehamster", "darius", "werewolf"})
+
+
+def side_count(team: object) -> int:
+    """The ``count`` a sentence whose subject is a side takes (``game.over``): 1 for a lone one."""
+    return 1 if team in LONE_SIDES else 2
+
+
 def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str | None = None) -> str:
-    """The end: the side that won, the winners, every card. By SMS the cards and the nights are on
-    request (``status``) and the text says how to ask; a player (``name``) is told whether he won."""
+    """The end: a player (``name``) told first whether he won, then the side that won, the winners,
+    every card. By SMS the cards and the nights are on request (``status``) and the text says how to ask."""
     reason = str(data.get("reason"))
     roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
              for p, r in data.get("roles", {}).items()}
@@ -330,11 +332,10 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
     if sms and losers and data.get("winners") and len(", ".join(losers)) < len(winners):
         winners = t(lang, "sms.all_but", names=", ".join(losers))
     text = t(lang, sms_key("game.over", sms), team=t(lang, f"team.{data.get('team')}"),
-             reason=t(lang, reason) if has("en", reason) else reason,
-             winners=winners,
-             roles=line(roles, data.get("became", {}), lang))
-    if sms and name is not None and name in roles:
-        text += " " + t(lang, "sms.won" if name in data.get("winners", ()) else "sms.lost")
+             count=side_count(data.get("team")), reason=t(lang, reason) if has("en", reason) else reason,
+             winners=winners, roles=line(roles, data.get("became", {}), lang))
+    if name is not None and name in roles:
+        text = t(lang, "game.won" if name in data.get("winners", ()) else "game.lost") + " " + text
     if data.get("scores"):
         text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
     if sms:
@@ -348,49 +349,3 @@ def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None
     if reader.moderator and audience is not None:
         return t(reader.lang, "svc.mod.private", to=", ".join(audience), text=text)
     return text
-
-
-# -- replies built from views ----------------------------------------------------------------------
-def seat_number(target: str, seats: Sequence[str]) -> str | None:
-    """What a player types for ``target`` by number: the seat of a player (``3``), the seat and side
-    of a house (``3:left``); None for a choice that is no player's (a side, a coin, on or off)."""
-    if target in seats:
-        return str(seats.index(target) + 1)
-    owner, colon, side = target.rpartition(":")
-    return f"{seats.index(owner) + 1}:{side}" if colon and owner in seats else None
-
-
-def options(actions: Sequence[str], lang: str, sms: bool = False, *,
-            seats: Sequence[str]) -> tuple[str, list[str]]:
-    """What a player may do now, each player numbered by his seat (``seats``: the table in seating
-    order), the number he is known by in every list for the whole game, so ``vote 3`` means one
-    player whatever list came last: ``vote 2 bob, 5 eve``; by SMS without the commas (``vote 2 bob 5
-    eve``). A Lupusburg player's houses go by his seat: ``vote 2 bob:left/right`` (``vote 2:left``).
-    Choices that are no players (a coin, a side) are listed as they are typed. Returns the text and
-    the seating its numbers refer to."""
-    by_verb: dict[str, list[str]] = {}
-    for a in actions:
-        verb, _, target = a.partition(" ")
-        by_verb.setdefault(verb, [])
-        if target:
-            by_verb[verb].append(target)
-    parts = []
-    for verb, targets in by_verb.items():
-        items: list[str] = []
-        houses: dict[str, int] = {}  # owner -> index of his item, to add his other side to it
-        for x in targets:
-            number = seat_number(x, seats)
-            owner, colon, side = x.rpartition(":")
-            if number is None:
-                items.append(x)
-            elif colon and owner in houses:
-                items[houses[owner]] += f"/{side}"
-            else:
-                if colon:
-                    houses[owner] = len(items)
-                    number = number.partition(":")[0]
-                items.append(f"{number} {x}")
-        listed = (" " if sms else ", ").join(items)
-        word = verb_word(lang, verb)
-        parts.append(f"{word} {listed}" if listed else word)
-    return "; ".join(parts), list(seats)

@@ -14,7 +14,8 @@ from functools import cache, lru_cache
 
 from service.texts.i18n import role_name, t
 
-CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="", verb="", target="").split(":")[0].strip()
+#: What stands between a chooser and his choice in ``night.choice.other`` ("chose to", "ha scelto di").
+CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="\0", choice="\1").split("\0")[1].split("\1")[0].strip()
                 for lang in ("en", "it", "es")}
 
 

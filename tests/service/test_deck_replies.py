@@ -35,7 +35,7 @@ def test_set_deck_answers_with_the_deck_for_the_players_now_in(h: Harness) -> No
     for n in NAMES[3:]:
         h.say(n, f"join {code} {n}")
     assert h.say("host", "start") == [
-        "The game cannot start: The Aura variant (aura) is for 4 to 7 players (there are 8)."]
+        "The game cannot start. The Aura variant (aura) is for 4 to 7 players (there are 8)."]
     assert h.say("host", "set tabula deck seer") == [
         f"Game {code}: noted. The deck for the 8 players now in: Seer (1), Villager (5), Werewolf (2)."]
     # Not a deck: the short answer as before.
@@ -49,7 +49,7 @@ def test_too_many_werewolves_are_noted_with_why_and_start_refuses_until_a_sixtee
         "(Lara counts as one), not 3."]
     before = _snapshot(h)
     assert h.say("host", "start") == [
-        "The game cannot start: With 15 players the deck takes 2 Werewolves (Lara counts as one), not 3."]
+        "The game cannot start. With 15 players the deck takes 2 Werewolves (Lara counts as one), not 3."]
     assert _snapshot(h) == before and h.game().status == "lobby"
     h.say("p15", f"join {code} p15")  # the sixteenth: "with 16 or more players, add the third Werewolf"
     assert h.say("host", "start") == []
@@ -63,7 +63,7 @@ def test_the_refusals_read_in_italian_and_spanish(h: Harness) -> None:
         f"Partita {code}: fatto, ma questo mazzo non si può distribuire: Con 15 giocatori servono 2 lupi mannari "
         "(Lara conta come uno), non 3."]
     assert h.say("host", "inizia") == [
-        "La partita non può iniziare: Con 15 giocatori servono 2 lupi mannari (Lara conta come uno), non 3."]
+        "La partita non può iniziare. Con 15 giocatori servono 2 lupi mannari (Lara conta come uno), non 3."]
     assert h.game().status == "lobby"
     h.say("host", "end yes")
     h.say("host", "lang es")
@@ -75,5 +75,5 @@ def test_the_refusals_read_in_italian_and_spanish(h: Harness) -> None:
         f"Partida {code}: anotado, pero este mazo no se puede repartir: Con 15 jugadores el mazo lleva 2 hombres "
         "lobo (Lara cuenta como uno), no 3."]
     assert h.say("host", "empezar") == [
-        "La partida no puede empezar: Con 15 jugadores el mazo lleva 2 hombres lobo (Lara cuenta como uno), no 3."]
+        "La partida no puede empezar. Con 15 jugadores el mazo lleva 2 hombres lobo (Lara cuenta como uno), no 3."]
     assert h.game().status == "lobby"

@@ -12,8 +12,10 @@ from .conftest import Harness
 from .play import NAMES, open_game, play_to_end, start
 
 OVER = {"en": "Game over", "it": "Partita finita", "es": "Fin de la partida"}
-NIGHTS = {"en": "The nights: Night 1:", "it": "Le notti: Notte 1:", "es": "Las noches: Noche 1:"}
-KILL = {"en": " kills ", "it": " sbrana ", "es": " mata a "}  # the nights read as sentences
+NIGHTS = {"en": "What happened, night by night:\nNight 1:", "it": "Com'è andata, notte per notte:\nNotte 1:",
+          "es": "Lo que pasó, noche a noche:\nNoche 1:"}
+KILL = {"en": " killed ", "it": " hanno sbranato ", "es": " mataron a "}  # what happened, in sentences
+WON = {"en": ("You won.", "You lost."), "it": ("Hai vinto.", "Hai perso."), "es": ("Ganaste.", "Perdiste.")}
 ROLE = {"en": "Your character", "it": "Il tuo personaggio", "es": "Tu personaje"}
 
 
@@ -29,6 +31,7 @@ def test_a_whole_game_from_lobby_to_end(h: Harness, lang: str) -> None:
     for n in NAMES:
         over, nights = h.inbox(n)[-2:]
         assert OVER[lang] in over, over
+        assert over.startswith(WON[lang][0] if n in h.state().outcome.winners else WON[lang][1]), over  # type: ignore[attr-defined]
         # The reveal names every card in the reader's language.
         for p, r in h.state().roles.items():  # type: ignore[attr-defined]
             assert f"{p} ({role_name(lang, r.value)})" in over, over

@@ -36,7 +36,7 @@ def test_a_substitute_takes_over_seat_and_secrets(h: Harness) -> None:
     assert h.say("newbie2", f"join {code}")[0].startswith(f"You take over {other_seat}")
     human = next(p for p in state.players if state.roles[p].value != "werewolf")  # type: ignore[attr-defined]
     h.say("newbie", f"kill {human}")
-    assert f"Noted: kill {human}. You may change it until the night ends." in h.inbox("newbie")
+    assert f"You chose to kill {human}. You may change it until the night ends." in h.inbox("newbie")
     # Everyone else is told that the seat has a new player, and nothing about who.
     other = "ann" if wolf != "ann" else "bob"
     assert any(f"{wolf} is now played by a substitute" in m for m in h.inbox(other))
@@ -114,7 +114,7 @@ def test_ending_a_game_reveals_every_card(h: Harness) -> None:
     assert h.game().status == "ended"
     last, nights = h.inbox("ann")[-2:]
     assert "ended game" in last and "(Werewolf)" in last and "(Seer)" in last
-    assert nights.startswith("The nights: Night 1:")
+    assert nights.startswith("What happened, night by night:\nNight 1:")
     assert h.say("ann", "status")[0] == last
     assert "rules: tabula" in h.say("ann", "record")[0]
 
@@ -126,7 +126,7 @@ def test_a_moderator_who_does_not_play_sees_everything(h: Harness) -> None:
     wolf = next(p for p in state.players if state.roles[p].value == "werewolf")  # type: ignore[attr-defined]
     prey = next(p for p in NAMES if state.roles[p].value == "villager")  # type: ignore[attr-defined]
     h.say(wolf, "kill " + prey)
-    assert any(f"{wolf} chose: kill" in m for m in h.inbox("host"))
+    assert any(f"{wolf} chose to kill" in m for m in h.inbox("host"))
     status = h.say("host", "status")[0]
     assert "(Werewolf)" in status and f"{wolf}: kill {prey}" in status
     assert "(Werewolf)" not in h.say("ann", "status")[0]
@@ -155,8 +155,8 @@ def test_the_end_reveals_every_night(h: Harness) -> None:
     open_game(h)
     start(h)
     play_to_end(h)
-    reveal = [m for m in h.inbox("ann") if m.startswith("The nights:")]
-    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " kills " in reveal[0] and " looks at " in reveal[0]
+    reveal = [m for m in h.inbox("ann") if m.startswith("What happened, night by night:")]
+    assert len(reveal) == 1 and "Night 1:" in reveal[0] and " killed " in reveal[0] and " looked at " in reveal[0]
 
 
 def test_help_says_until_when_in_the_players_own_time_zone(h: Harness) -> None:

@@ -105,7 +105,11 @@ def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
         return {str(m.id[0]): tuple(str(x) for x in m.string or ()) for m in read_po(f) if isinstance(m.id, tuple)}
 
 
-AGREEING = "reveal.move."
+#: Plural entries whose verb agrees with a subject that is no count: the actors named ("ann kills bob",
+#: "ann,dan kill bob"), the side that won ("the Werehamster wins", "the Werewolves win"), the dead
+#: named ("Alba: muore Jim", "Alba: muoiono Jim, Leo").
+AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over", "night.dawn.some",
+            "sms.night.dawn.some")
 
 
 def test_plural_messages_take_their_form_from_count() -> None:
@@ -120,8 +124,8 @@ def test_plural_messages_take_their_form_from_count() -> None:
         assert set(other) == set(en), lang  # a key plural in one language is plural in all
         for key, forms in other.items():
             fields = {f for form in en[key] for f in re.findall(r"{(\w+)}", form)}
-            # A plural entry shows its count, but for a sentence whose verb agrees with how many did
-            # it ("ann kills bob", "ann,dan kill bob"): the actors are named, not counted.
+            # A plural entry shows its count, but for a sentence whose verb agrees with a subject
+            # named, not counted (``AGREEING``).
             assert "count" in fields or key.startswith(AGREEING), key
             for form in forms:
                 assert form and set(re.findall(r"{(\w+)}", form)) <= fields, (lang, key, form)
@@ -255,18 +259,45 @@ def test_a_tie_the_order_around_the_table_broke_is_said_as_one(lang: str) -> Non
     # why Bob and not Eve; where the votes decided (or the Owl-man), it says nothing of a tie.
     info = render.Info("ABCD", "Europe/Rome", None)
     reader = render.Reader("ann", lang)
-    tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2], ["dan", 1]]}
+    order = {"by": "welcome", "player": "fay", "first": "gus"}
+    tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2], ["dan", 1]], "order": order}
     text = render.event_text("day.suspects", tied, reader, info)
-    assert text == t(lang, "day.suspects.tie", suspects="bob, eve", tied="bea"), text
+    assert text == t(lang, "day.suspects.tie", suspects="bob, eve", tied="bea",
+                     order=t(lang, "tie.order.welcome", player="fay")), text
     for plain in ({"suspects": ["bob", "eve"], "tally": [["bob", 3], ["eve", 2], ["bea", 1]]},
                   {"suspects": ["bob", "owl"], "tally": [["bob", 2], ["eve", 2]]},  # the Owl-man's choice
                   {"suspects": ["bob", "eve"], "tally": [["bob", 1]]}):  # the second filled in
         assert render.event_text("day.suspects", plain, reader, info) == t(
             lang, "day.suspects", suspects=", ".join(plain["suspects"])), plain  # type: ignore[arg-type]
-    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob"}
+    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob",
+               "order": order}
     assert render.message_key("day.ballots", ballots, reader) == "day.ballots.tie"
     sms = render.Reader("ann", lang, sms=True)
     assert render.event_text("day.ballots", ballots, sms, info).startswith(
-        t(lang, "sms.day.ballots.tie", lynched="bob", ballots="").split("bob")[0])
+        t(lang, "sms.day.ballots.tie", lynched="bob", ballots="", first="gus").split("bob")[0])
     ballots["counts"] = {"bob": 2, "eve": 1}
     assert render.message_key("day.ballots", ballots, reader) == "day.ballots"
+
+
+@pytest.mark.parametrize(("lang", "welcome", "burgomaster", "sms"), [
+    ("en", 'a tie goes to whoever sits closest clockwise after fay, who holds "Welcome!".',
+     "A tie goes to whoever sits closest clockwise to the Burgomaster, sofia, counting from him:",
+     "Tie (clockwise from gus): bob is lynched."),
+    ("it", 'in parità conta chi è più vicino a fay, che ha il "Benvenuto!", in senso orario.',
+     "In parità conta chi è più vicino al Borgomastro sofia, partendo da lui in senso orario:",
+     "Parità (senso orario da gus): il villaggio lincia bob."),
+    ("es", 'en un empate cuenta quién está más cerca de fay, que tiene el "¡Bienvenido!", en sentido horario.',
+     "En un empate cuenta quién está más cerca del Burgomaestre sofia, contando desde él en sentido horario:",
+     "Empate (sentido horario desde gus): el pueblo lincha a bob."),
+])
+def test_a_tie_names_whom_the_order_around_the_table_is_counted_from(lang: str, welcome: str, burgomaster: str,
+                                                                     sms: str) -> None:
+    info = render.Info("ABCD", "Europe/Rome", None)
+    order = {"by": "welcome", "player": "fay", "first": "gus"}
+    tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]], "order": order}
+    assert render.event_text("day.suspects", tied, render.Reader("ann", lang), info).endswith(welcome)
+    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob",
+               "order": {"by": "burgomaster", "player": "sofia", "first": "sofia"}}
+    assert burgomaster in render.event_text("day.ballots", ballots, render.Reader("ann", lang), info)
+    ballots["order"] = order
+    assert render.event_text("day.ballots", ballots, render.Reader("ann", lang, sms=True), info).startswith(sms)

@@ -63,7 +63,7 @@ def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, name
                                                                 reason: str) -> None:
     open_game(h, names=names, extra=extra)
     before = _snapshot(h)
-    assert h.say("host", "start") == [f"The game cannot start: {reason}"]
+    assert h.say("host", "start") == [f"The game cannot start. {reason}"]
     assert _snapshot(h) == before and h.game().status == "lobby"
 
 

@@ -103,6 +103,7 @@ def test_a_game_one_only_asked_about_does_not_answer_after_its_end(h: Harness) -
     assert h.say("stranger", f"#{code} status") == [f"You are not in game {code}."]
     assert h.say("stranger", f"join {code} zed")[0].startswith(f"No seat of game {code} is open")
     h.say("host", "end yes")
-    assert h.say("stranger", "record") == ["You are not in a game. Write help."]
-    assert h.say("stranger", "hello?") == ["You are not in a game. Write help."]
+    nowhere = "You are not in a game. Write new to create one, or join CODE NAME to join one."
+    assert h.say("stranger", "record") == [nowhere]
+    assert h.say("stranger", "hello?") == [nowhere]
     assert "rules: tabula" in h.say("ann", "record")[0]  # those who played still get it

@@ -35,18 +35,15 @@ def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_a
     # By SMS the end says who won and whether he did; every card is on request (status), and so
     # is every night: the text says how to ask.
     won, more = "Game over: the Humans win (all but bob).", "Every card and night: text status."
-    assert render.game_over(data, "en", sms=True, name="bob") == f"{won} You lost. {more}"
-    assert render.game_over(data, "en", sms=True, name="cat") == f"{won} You won. {more}"
+    assert render.game_over(data, "en", sms=True, name="bob") == f"You lost. {won} {more}"
+    assert render.game_over(data, "en", sms=True, name="cat") == f"You won. {won} {more}"
     assert render.game_over(data, "en", sms=True) == f"{won} {more}"  # the moderator: no side
     assert render.roles_by_card(roles, {}, "en") == "Werewolf: bob; Seer: dan; Villager: the others"
     text = render.game_over(data, "en")
-    assert "(Villager)" in text and "Winners: ann, cat, dan, eve" in text  # Telegram: as before
-
-
-def test_the_nights_group_the_same_move_by_several() -> None:
-    moves = [("ann", "kill eve"), ("cat", "see ann"), ("bob", "kill eve"), ("ann", "kill eve")]
-    assert render.night_moves(moves, "en", sms=True) == "ann,bob kill eve, cat looks at ann"
-    assert render.night_moves(moves, "en") == "ann kills eve, cat looks at ann, bob kills eve, ann kills eve"
+    assert "(Villager)" in text and "Winners: ann, cat, dan, eve" in text
+    # On Telegram too, a player is told first whether he won.
+    assert render.game_over(data, "en", name="bob").startswith("You lost. Game over: the Humans win")
+    assert render.game_over(data, "it", name="cat").startswith("Hai vinto. Partita finita: vincono gli Umani")
 
 
 def test_options_and_deadlines_are_short_by_sms_only_when_they_cannot_be_misread() -> None:

@@ -16,6 +16,7 @@ from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
 from service.store.models import GameEvent, Identity, Outbox
 from service.texts import grammar, render
+from service.texts.history import history_text
 from service.texts.i18n import LANGUAGES, role_name, t
 
 from .conftest import Harness, deliver_all
@@ -86,24 +87,24 @@ def test_the_end_text_says_who_won_and_how_to_ask_for_every_card_and_night(db: E
     for who in NAMES:
         end = h.inbox(who)[-1]
         assert end.endswith(gsm7(t(lang, "sms.end.more"))), end
-        assert gsm7(t(lang, "sms.won" if who in pv["winners"] else "sms.lost")) in end, (who, end)
+        # The end's part of his last text (merged with the lynching's) opens with whether he won.
+        assert "\n" + gsm7(t(lang, "game.won" if who in pv["winners"] else "game.lost")) in "\n" + end, (who, end)
         assert nights_head not in end and cards not in end, end
     with Session(h.db) as s:
         sms_ids = {i.id for i in s.exec(select(Identity).where(Identity.channel == "sms"))}
         assert not [r for r in s.exec(select(Outbox).where(Outbox.key == "svc.reveal"))
                     if r.identity_id in sms_ids]  # the nights are not sent: he asks
         reveal = s.exec(select(GameEvent).where(col(GameEvent.key) == "svc.reveal")).one()
-    nights = {int(n): [(a, m) for a, m in moves] for n, moves in reveal.data["nights"].items()}
-    assert nights
+    notes = reveal.data["history"]
+    assert notes
     for who in (NAMES[0], NAMES[-1]):
         (after,) = h.say(who, status_word)
         assert gsm7(t(lang, "sms.svc.status.roles", roles=render.roles_by_card(roles, {}, lang))) in after, after
-        assert gsm7(render.nights_text(nights, lang, sms=True)) in after, after
-        for n, moves in nights.items():  # every night, every move in it
-            said = after.split(nights_head)[1]
-            # Each move is a sentence in his language (``render.move_sentence``): its actor and target in it.
-            assert all(actor in said and all(w in said for w in m.split()[1:]) for actor, m in moves)
-            assert f"{n}: " in said
+        assert gsm7(history_text(notes, pv["night"], lang, sms=True)) in after, after
+        said = after.split(nights_head)[1]
+        for n in range(1, pv["night"] + 1):  # every night, every death in it
+            assert gsm7(t(lang, "history.night", n=n, events="")).removesuffix(".") in said, said
+        assert all(n["player"] in said for n in notes if n["what"] == "killed")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

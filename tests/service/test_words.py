@@ -13,7 +13,9 @@ from sqlalchemy import Engine
 import engine
 from engine import Action, Phase, Verb
 from service.channels.sms.gsm7 import fold as gsm7
+from service.channels.sms.gsm7 import is_gsm7
 from service.texts import grammar, render
+from service.texts.history import history_text
 from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
 
 from .conftest import Harness
@@ -178,7 +180,7 @@ def test_every_text_that_counts_is_a_plural_entry(lang: str) -> None:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
         singular = {str(m.id): str(m.string) for m in read_po(f) if m.id and not isinstance(m.id, tuple)}
     # Ordinals are no counts: "Night 2", "Game 3 of the series".
-    ordinal = {"svc.night_n", "svc.reveal.night", "sms.svc.reveal.night", "svc.again.series"}
+    ordinal = {"svc.night_n", "history.night", "history.day", "svc.again.series"}
     counted = [k for k, text in singular.items() if k not in ordinal
                and set(re.findall(r"{(\w+)}", text)) & set(NUMBERS)]
     assert counted == [], counted
@@ -200,14 +202,23 @@ def test_counts_take_their_form_from_the_number(lang: str, one: str, two: str) -
 
 
 # -- wording ----------------------------------------------------------------------------------------
-def test_the_nights_read_as_sentences_in_each_language() -> None:
-    moves = [("Jim", "kill Ann"), ("Dan", "kill Ann"), ("Eve", "see Jim")]
-    assert render.night_moves(moves, "en") == "Jim kills Ann, Dan kills Ann, Eve looks at Jim"
-    assert render.night_moves(moves, "es") == "Jim mata a Ann, Dan mata a Ann, Eve mira a Jim"
-    assert render.night_moves(moves, "it") == "Jim sbrana Ann, Dan sbrana Ann, Eve scruta Jim"
-    assert render.night_moves(moves, "es", sms=True) == "Jim,Dan matan a Ann, Eve mira a Jim"
-    assert render.night_moves([("Bea", "revive")], "it") == "Bea riporta in vita il morto"
-    assert render.night_moves([("Bea", "reveal off")], "en") == "Bea orders not to be revealed when killed"
+def test_the_history_reads_as_sentences_in_each_language_and_names_whom_a_revival_brought_back() -> None:
+    notes = [{"night": 1, "what": "killed", "by": ["Jim", "Dan"], "player": "Ann", "cause": "werewolves"},
+             {"night": 1, "what": "look", "by": ["Eve"], "target": "Jim", "as_card": "seer", "were": True},
+             {"day": 1, "what": "killed", "by": [], "player": "Jim", "cause": "lynched"},
+             {"night": 2, "what": "revived", "by": ["Bea"], "player": "Ann"}]
+    told = {lang: history_text(notes, 2, lang).split("\n")[1:] for lang in LANGUAGES}
+    assert told["en"] == ["Night 1: the Werewolves (Jim, Dan) killed Ann; the Seer (Eve) looked at Jim: a Werewolf.",
+                          "Day 1: the village lynched Jim.",
+                          "Night 2: nobody died; Baron Samedi (Bea) brought Ann back to life."]
+    assert told["it"] == ["Notte 1: i Lupi Mannari (Jim, Dan) hanno sbranato Ann; il Veggente (Eve) ha scrutato Jim: "
+                          "è un lupo mannaro.", "Giorno 1: il villaggio ha linciato Jim.",
+                          "Notte 2: non è morto nessuno; il Barone Samedi (Bea) ha riportato in vita Ann."]
+    assert told["es"] == ["Noche 1: los Hombres Lobo (Jim, Dan) mataron a Ann; el Vidente (Eve) miró a Jim: es un "
+                          "hombre lobo.", "Día 1: el pueblo linchó a Jim.",
+                          "Noche 2: no murió nadie; el Barón Samedi (Bea) devolvió la vida a Ann."]
+    assert history_text(notes, 2, "en", sms=True).startswith("What happened: Night 1: the Werewolves (Jim,Dan) "
+                                                             "killed Ann;")
 
 
 @pytest.mark.parametrize("lang", ["it", "es"])
@@ -307,3 +318,98 @@ def test_the_pack_reads_the_split_in_its_own_language_and_nobody_else_does(h: Ha
                     "eligieron más lobos vivos; un empate se sortea."]
     assert any(m.startswith("La manada eligió") for m in h.inbox(b))
     assert not any("distintas" in m for who in NAMES if who not in (a, b) for m in h.inbox(who))
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", "Game over: the Werewolf wins (", "Game over: the Werewolves win ("),
+    ("it", "Partita finita: vince il Lupo Mannaro (", "Partita finita: vincono i Lupi Mannari ("),
+    ("es", "Fin de la partida: gana el Hombre Lobo (", "Fin de la partida: ganan los Hombres Lobo ("),
+])
+def test_the_end_agrees_with_the_side_that_won(lang: str, one: str, many: str) -> None:
+    # Lupusburg's Werewolf is one player; the Werewolves of the base game a side.
+    alone = {"team": "werewolf", "winners": ["pam"], "reason": "end.werewolf_parity", "roles": {"pam": "werewolf"}}
+    side = {"team": "werewolves", "winners": ["ann", "bob"], "reason": "end.werewolves_parity",
+            "roles": {"ann": "werewolf", "bob": "werewolf", "cat": "villager"}}
+    assert render.game_over(alone, lang).startswith(one)
+    assert render.game_over(side, lang).startswith(many)
+    assert t(lang, "svc.status.over", code="K7Q", team="x", winners="pam", count=render.side_count("werehamster")) \
+        != t(lang, "svc.status.over", code="K7Q", team="x", winners="pam", count=render.side_count("humans"))
+
+
+# -- slips a native writer would not make ------------------------------------------------------------
+def _text(key: str, data: dict[str, object], lang: str, sms: bool = False, name: str = "Marco") -> str:
+    return render.event_text(key, data, render.Reader(name, lang, sms=sms), render.Info("K7Q", "UTC", None))
+
+
+@pytest.mark.parametrize(("lang", "one", "two", "sms_one", "sms_two"), [
+    ("it", "È l'alba. Vittima della notte: Jim.", "È l'alba. Vittime della notte: Jim, Leo.",
+     "Alba: muore Jim.", "Alba: muoiono Jim, Leo."),
+    ("es", "Amanece. Esta noche ha muerto Jim.", "Amanece. Esta noche han muerto Jim, Leo.",
+     "Amanece: murió Jim.", "Amanece: murieron Jim, Leo."),
+])
+def test_the_dawn_agrees_with_how_many_died(lang: str, one: str, two: str, sms_one: str, sms_two: str) -> None:
+    # "Alba. Morti: Jim." named one death with a plural.
+    assert _text("night.dawn", {"night": 1, "dead": ["Jim"]}, lang) == one
+    assert _text("night.dawn", {"night": 1, "dead": ["Jim", "Leo"]}, lang) == two
+    assert _text("night.dawn", {"night": 1, "dead": ["Jim"]}, lang, sms=True) == sms_one
+    assert _text("night.dawn", {"night": 1, "dead": ["Jim", "Leo"]}, lang, sms=True) == sms_two
+
+
+@pytest.mark.parametrize(("lang", "night"), [("it", "Notte 2: azioni notturne fino a "),
+                                             ("es", "Noche 2: acciones nocturnas hasta ")])
+def test_the_night_is_named_as_a_night_not_as_a_number_falling(lang: str, night: str) -> None:
+    # "Scende la notte 2", "Cae la noche 2": the number is the night's name, not what falls.
+    assert _text("phase.night", {"night": 2}, lang).startswith(night)
+
+
+@pytest.mark.parametrize(("lang", "self_", "other", "sms"), [
+    ("en", "You chose to look at Zed. You may change it", "Jim chose to kill Zed.", "You chose to look at Zed;"),
+    ("it", "Hai scelto di scrutare Zed. Puoi cambiare idea", "Jim ha scelto di sbranare Zed.",
+     "Hai scelto di scrutare Zed, puoi"),
+    ("es", "Elegiste mirar a Zed. Puedes cambiarlo", "Jim eligió matar a Zed.", "Elegiste mirar a Zed, cambiable"),
+])
+def test_a_night_choice_is_answered_with_a_sentence(lang: str, self_: str, other: str, sms: str) -> None:
+    # "Preso nota: vedi Marco" read as a command echoed, not as a sentence.
+    see = {"actor": "Marco", "verb": "see", "target": "Zed", "changed": False}
+    assert _text("night.choice", see, lang).startswith(self_)
+    assert _text("night.choice", see, lang, sms=True).startswith(sms)
+    assert _text("night.choice", {"actor": "Jim", "verb": "kill", "target": "Zed", "changed": False},
+                 lang) == other
+    revive = _text("night.choice", {"actor": "Marco", "verb": "revive", "target": None, "changed": False}, lang)
+    assert "{" not in revive and "None" not in revive
+
+
+def test_the_spanish_ballot_has_the_rulebooks_name_tied_or_not() -> None:
+    # "Desempate" (a tie-break) named every ballot; the rulebook's Spanish says "segunda votación".
+    data = {"day": 1, "suspects": ["Jim", "Zed"]}
+    assert _text("phase.ballot", data, "es").startswith("Segunda votación hasta ")
+    assert _text("phase.ballot", data, "es", sms=True).startswith("Segunda votación: Jim o Zed")
+    assert t("es", "phase.name.ballot") == "segunda votación"
+    with (LOCALE_DIR / "es" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        said = [str(m.string) for m in read_po(f)
+                if m.id and str(m.id).startswith(("phase.", "sms.phase.", "error.ballot."))]
+    assert not [s for s in said if "desempate" in s.casefold()], said
+
+
+@pytest.mark.parametrize(("lang", "refusal"), [
+    ("en", "The game cannot start. Not enough players: there are 2, at least 8 are needed."),
+    ("it", "La partita non può iniziare. Giocatori insufficienti: ce ne sono 2, ne servono almeno 8."),
+    ("es", "La partida no puede empezar. Faltan jugadores: hay 2, se necesitan al menos 8."),
+])
+def test_a_refused_start_reads_as_two_sentences(h: Harness, lang: str, refusal: str) -> None:
+    # "The game cannot start: Not enough players: ...": two colons, a capital after one.
+    open_game(h, lang, names=NAMES[:2])
+    assert h.say("host", WORDS[lang]["start"]) == [refusal]
+
+
+def test_being_in_no_game_reads_the_same_whatever_was_asked(h: Harness) -> None:
+    # "You are not in a game. Write help." and "You are in no game. Write new to create one.": one state.
+    said = {h.say("stranger", word)[0] for word in ("games", "status", "record", "vote bob", "hello?")}
+    assert said == {t("en", "svc.not_in_game")}, said
+
+
+def test_join_reads_with_its_accent_and_sms_drops_only_the_accent() -> None:
+    # "Únete" on Telegram; GSM-7 has no "Ú", so an SMS reader gets "Unete", as every Spanish text by SMS.
+    created = t("es", "sms.svc.created", code="K7Q", rules="tabula", tz="Europe/Madrid")
+    assert "Únete para jugar" in created
+    assert "Unete para jugar" in gsm7(created) and is_gsm7(gsm7(created))

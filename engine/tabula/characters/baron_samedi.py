@@ -33,7 +33,7 @@ def zombie(table: Table) -> None:
         if not _can_revive(s, baron) or w is None:
             continue
         table.marks[USED] = (*table.marks.get(USED, ()), baron)
-        table.revive(w)
+        table.revive(w, by=[baron])
         table.immune.add(w)
         table.announce("baron_samedi.revived", player=w)
         if is_wolf(s, w):

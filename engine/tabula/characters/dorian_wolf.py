@@ -28,10 +28,10 @@ def _killed(table: Table, who: str, cause: str) -> None:
     if holder is None or not reveals(table.state, who):
         return
     del table.marks[TOKEN]
-    table.revive(who)
+    table.revive(who, why=TOKEN)
     table.reveal(who)
     table.announce("dorian_wolf.revealed", player=who, holder=holder)
-    table.kill(holder, "portrait")
+    table.kill(holder, TOKEN, by=[who])
 
 
 DORIAN_WOLF = register(Character(Role.DORIAN_WOLF, Team.HUMANS, powers=(GIVE, reveal_power()), on_death=_killed,
@@ -47,3 +47,4 @@ def give_portrait(table: Table) -> None:
         if dorian in s.alive and target is not None:
             table.marks[TOKEN] = target
             table.announce("dorian_wolf.portrait", holder=target)
+            table.note(TOKEN, by=[dorian], target=target)

@@ -44,4 +44,4 @@ def mr_hyde(table: Table) -> None:
         if table.start.rules is not RuleSet.AURA:
             table.marks[DRUNK] = (*table.marks.get(DRUNK, ()), jekyll)
             table.announce("dr_jekyll.hyde")
-        table.kill(target, "potion")
+        table.kill(target, "potion", by=[jekyll])

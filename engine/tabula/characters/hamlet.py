@@ -55,7 +55,7 @@ def _killed(table: Table, who: str, cause: str) -> None:
     del table.marks[TOKEN]
     table.reveal(who)
     table.announce("hamlet.revealed", player=who, holder=holder)
-    table.kill(holder, "skull")
+    table.kill(holder, TOKEN, by=[who])
 
 
 HAMLET = register(Character(Role.HAMLET, Team.HUMANS, powers=(GIVE, PEEK, reveal_power()), on_death=_killed,
@@ -69,11 +69,14 @@ def first_night(table: Table) -> None:
         return
     for hamlet, target in table.choices_with_prefix("peek:"):
         if hamlet in s.alive and target is not None:
-            table.tell(hamlet, "hamlet.peek", target=target, **sight(table, target))
+            seen = sight(table, target)
+            table.tell(hamlet, "hamlet.peek", target=target, **seen)
+            table.note("look", by=[hamlet], target=target, as_card=Role.HAMLET.value, **seen)
     for hamlet, target in table.choices_with_prefix("skull:"):
         if hamlet in s.alive and target is not None:
             table.marks[TOKEN] = target
             table.announce("hamlet.skull", holder=target)
+            table.note(TOKEN, by=[hamlet], target=target)
 
 
 @day_close_step(10, "hamlet.skull_passes", Role.HAMLET)

@@ -66,6 +66,7 @@ def mimic(table: Table) -> None:
         if role is not None:
             table.marks["became"] = {**table.marks.get("became", {}), myth: role.value}
         table.scratch.setdefault(NEWS, []).append((myth, target, role))
+        table.note("mimic", by=[myth], target=target, became=role.value if role is not None else None)
 
 
 @night_step(99, "mythomaniac.news", Role.MYTHOMANIAC)

@@ -29,19 +29,22 @@ def deadly(state: TabulaState) -> bool:
     return len(state.players) > DEADLY_ABOVE
 
 
-def owl_pick(table: Table) -> str | None:
+def owl_pick(table: Table) -> tuple[str, str] | None:
+    """(the Owl-man, his choice), if a living one chose."""
     for actor, target in table.choices_with_prefix("owl:"):
-        if actor in table.start.alive:
-            return target
+        if actor in table.start.alive and target is not None:
+            return actor, target
     return None
 
 
 @night_step(33, "owl_man", Role.OWL_MAN)
 def hoot(table: Table) -> None:
     table.marks.pop(MARK, None)
-    target = owl_pick(table)
-    if target is not None:
+    picked = owl_pick(table)
+    if picked is not None:
+        owl, target = picked
         table.marks[MARK] = target
+        table.note("owl", by=[owl], target=target)
 
 
 @night_step(95, "owl_man.deadly", Role.OWL_MAN)
@@ -52,4 +55,5 @@ def deadly_hoot(table: Table) -> None:
     s = table.sync()  # a Mythomaniac who joined the pack this night is a Werewolf "at once"
     if is_wolf(s, target) or s.roles[target] is Role.WEREHAMSTER:
         return
-    table.kill(target, "owl")
+    picked = owl_pick(table)
+    table.kill(target, "owl", by=[picked[0]] if picked is not None else [])

@@ -34,11 +34,13 @@ def look(table: Table, slot: str, key: str) -> None:
     readers = sharers(table, slot)
     if not readers:
         return
-    table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
-               were=reads_as_were(table.start, target), night=table.start.night)
+    were = reads_as_were(table.start, target)
+    table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target, were=were,
+               night=table.start.night)
+    table.note("look", by=readers, target=target, as_card=slot, were=were)
     hook = card(table.start, target).on_seen
     if hook is not None and slot in SEEING_SLOTS:
-        hook(table, target)
+        hook(table, target, readers)
 
 
 def _aura_look(table: Table, slot: str, key: str) -> None:
@@ -46,8 +48,10 @@ def _aura_look(table: Table, slot: str, key: str) -> None:
     target = table.choice(slot)
     readers = sharers(table, slot)
     if target is not None and readers:
+        seen = sight(table, target)
         table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
-                   night=table.start.night, **sight(table, target))
+                   night=table.start.night, **seen)
+        table.note("look", by=readers, target=target, as_card=slot, **seen)
 
 
 #: Looks that kill the Werehamster (the Seer's and the Fortune Teller's, not Darius's).

@@ -11,8 +11,8 @@ from ..state import TabulaState
 from ..table import Table
 
 
-def _seen(table: Table, who: str) -> None:
-    table.kill(who, "seen")
+def _seen(table: Table, who: str, lookers: list[str]) -> None:
+    table.kill(who, "seen", by=lookers)
 
 
 WEREHAMSTER = register(

@@ -95,6 +95,18 @@ def slaughter(table: Table) -> None:
     victim = table.scratch.get("pack_victim") or pack_victim(table)
     if victim is None or victim not in table.alive:
         return
-    if victim in table.protected or victim in table.immune or card(table.start, victim).wolf_proof:
-        return
-    table.kill(victim, "werewolves")
+    start = table.start
+    # Who named him (Lara alone, when she turned on one of the pack): the notebook's killers.
+    named = [a for a, t in table.choices_with_prefix("pack:") if t == victim and a in start.alive]
+    if victim in table.protected:
+        guards = [a for a, t in table.choices_with_prefix("protect:") if t == victim and a in start.alive]
+        if guards:  # else a tile kept the Claw off him (``auras.place_claw``): his Potion tells it
+            table.note("saved", player=victim, cause=CAUSE, by=named, why="protected", savers=guards)
+    elif card(start, victim).wolf_proof:
+        table.note("saved", player=victim, cause=CAUSE, by=named, why="wolf_proof")
+    else:
+        table.kill(victim, CAUSE, by=named)
+
+
+#: How the notebook (``Table.note``) and the death hooks name the pack's kill.
+CAUSE = "werewolves"

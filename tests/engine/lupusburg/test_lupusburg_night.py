@@ -43,8 +43,10 @@ def test_thief_last_choice_counts() -> None:
 def test_thief_looks_before_the_claw() -> None:
     """The Thief looks first: he learns what was under the house the Werewolf strikes that night."""
     _, events = play(four(), "bob: peek cat:left", "ann: kill cat:left", "end")
-    assert keys(events).index("thief.result") < keys(events).index("night.dawn")
+    # He is told after the dawn (the close's texts open with it), but what he saw is the card.
+    assert keys(events).index("night.dawn") < keys(events).index("thief.result")
     assert find(events, "thief.result")[0].data["house"] == "cat:left"
+    assert find(events, "thief.result")[0].data["card"] == "townsfolk"
     assert find(events, "night.dawn")[0].data["dead"] == ["cat:left"]
 
 

@@ -133,7 +133,8 @@ def test_ballots_revealed_together_and_most_votes_lynched() -> None:
     (ballots,) = find(events, "day.ballots")
     assert ballots.public
     assert dict(ballots.data) == {"ballots": {"andrew": ["bea:left"], "carl": ["emma:left", "emma:left"]},
-                                  "counts": {"bea:left": 1, "emma:left": 2}, "lynched": "emma:left"}
+                                  "counts": {"bea:left": 1, "emma:left": 2}, "lynched": "emma:left",
+                                  "order": {"by": "burgomaster", "player": "andrew", "first": "andrew"}}
     assert s.lynched == ("emma:left",) and "emma:left" not in s.alive
 
 
