@@ -245,10 +245,11 @@ class Sandbox(Tables):
             if name is None:
                 name = next((n for n in NAMES if n.lower() not in taken), f"P{len(self.phones) + 1}")
             name = name.strip()
-            if not name or name.lower() in taken:
-                raise ValueError(f"a phone called {name!r} exists already" if name else "a phone needs a name")
             if channel not in ("telegram", "sms"):
-                raise ValueError("the channel is telegram or sms")
+                raise ValueError("A phone is on Telegram or on SMS.")
+            if not name or name.lower() in taken:
+                raise ValueError(f"There is a phone called {name} already: pick another name." if name
+                                 else "Give the phone a name, or leave the box empty for one of ours.")
             n = len(self.phones) + 1
             address = str(100000 + n) if channel == "telegram" else f"+39333{n:07d}"
             phone = Phone(name, channel, address, robot)
@@ -289,15 +290,15 @@ class Sandbox(Tables):
         """`name` taps the inline button carrying `data` under the bot's message `message_id`."""
         phone = self.phones[name]
         if phone.channel != "telegram":
-            raise ValueError("only Telegram has buttons")
+            raise ValueError("Only Telegram phones have buttons.")
         message = next((m for m in self.telegram.messages(int(phone.address)) if m["message_id"] == message_id),
                        None)
         if message is None:
-            raise ValueError("no such message")
+            raise ValueError(f"{name}'s phone has no message {message_id}.")
         label = next((b.get("text", data) for row in message.get("reply_markup", {}).get("inline_keyboard", [])
                       for b in row if b.get("callback_data") == data), None)
         if label is None:
-            raise ValueError("no such button")
+            raise ValueError("That button is no longer under the message.")
         with self._lock:
             phone.said.append((self._inbox_mark(phone), f"[{label}]"))
         status = self.telegram.deliver(inbound.callback_update(phone.user(), data, message))
