@@ -36,7 +36,7 @@ from service.game.app import Service
 from service.game.failures import tell_hosts_lost, tell_hosts_mute_refused
 from service.game.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import board, inbound
-from service.sandbox.clock import SandboxClock
+from service.sandbox.clock import SandboxClock, clock_text, duration_words
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.page import make_app
@@ -47,6 +47,7 @@ from service.sandbox.tables import Tables
 from service.settings import Settings
 from service.store.db import is_sqlite, make_engine, upgrade
 from service.store.models import Game
+from service.texts.i18n import deadline_text
 
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
@@ -230,9 +231,9 @@ class Sandbox(Tables):
         self.tick()
         with Session(self.service.db) as s:
             after = {g.code: board.phase(g) for g in s.exec(select(Game).where(col(Game.code).in_(list(before))))}
-        moved = board.duration(max(timedelta(), when - start))
-        line = (f"Clock moved {moved} to {when:%a %d %b %H:%M} UTC: #{game.code} {before[game.code]} closed,"
-                f" now {after.get(game.code, '?')}.")
+        moved = duration_words(max(timedelta(), when - start))
+        line = (f"The clock jumped {moved}, to {deadline_text(when, game.timezone, 'en')}: #{game.code}"
+                f" {before[game.code]} closed, now {after.get(game.code, '?')}.")
         also = [f"#{c} {before[c]} closed, now {after[c]}" for c in before
                 if c != game.code and after.get(c) != before[c]]
         if also:
@@ -347,7 +348,9 @@ class Sandbox(Tables):
         where = seated(games)
         return {
             "now": self.clock.now().isoformat(),
-            "ahead_hours": round(self.clock.offset.total_seconds() / 3600, 1),
+            # In the zone of the game listed first (the phones write times in their game's zone).
+            "clock": clock_text(self.clock.now(), self.clock.offset,
+                                games[0]["timezone"] if games else self.settings.DEFAULT_TIMEZONE),
             "games": games,
             "failures": self.failures(),
             "phones": [{"name": p.name, "channel": p.channel, "address": p.address, "robot": p.robot,

@@ -126,10 +126,12 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
             page.wait_for_function("document.querySelector('#games .game')?.dataset.status === 'running'",
                                    timeout=120_000)
             code = page.locator("#games .game").first.get_attribute("data-code")
-            expect(page.locator("#games .game").first).to_contain_text("UTC")  # times say their zone
+            # Until when, as the phones write it: the zone named ("Sat 5 Dec 21:55 CET").
+            expect(page.locator("#games .game").first).to_contain_text(
+                re.compile(r"night 1 until \w{3} \d{1,2} \w{3} \d\d:\d\d [A-Z]{3,4} · 8 players"))
             table = page.locator(f'.table[data-game="{code}"]')
             expect(table.locator(".phone")).to_have_count(8, timeout=30_000)
-            expect(table.locator("h2")).to_contain_text(f"#{code} running")
+            expect(table.locator("h2")).to_contain_text(f"#{code} · night 1 until ")
             # A phone in no game has a row of its own; a game in its lobby, another.
             page.fill("#add-phone [name=name]", "Zoe")
             page.click("#add-phone button")
