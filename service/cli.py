@@ -247,14 +247,13 @@ def up(
         sandbox = Sandbox(data, port=0, host=host)
     url = sandbox.start()
     typer.echo(f"""
-Lupus by Message is running on embedded defaults:
-  database  {sandbox.settings.DATABASE_URL} (migrated)
-  web app   {sandbox.web_url}  (the real webhooks: /telegram/webhook, /sms/twilio, /healthz)
-  Telegram  stand-in at {url}/telegram    Twilio  stand-in at {url}/twilio
-  worker    in this process (it shares the sandbox's movable clock; no Redis needed)
+The sandbox is running. Open this page in your browser:
 
-  Open the sandbox:  {url}/
+    {url}/
 
+Behind the page, on this machine only: the bot's real web app (port {sandbox.web_server.port}), stand-ins
+for Telegram and Twilio, and the worker (in this process; no Redis needed).
+The database starts empty each time: {sandbox.settings.DATABASE_URL.removeprefix("sqlite:///")}
 Press Ctrl-C to stop.""")
 
     def _terminate(*_: object) -> None:

@@ -1,27 +1,29 @@
-"""What the sandbox page shows of the games, read from the service's database: each game's phase and
-deadline (in UTC and in the game's zone, each named), its seats with the dead marked, and what
-the worker gave up sending. ``phones`` maps a (channel, address) to the phone's name."""
+"""What the sandbox page shows of the games, read from the service's database: each game in a line a
+person reads (where it stands, until when as its phones write it), its seats with the dead marked,
+and what the worker gave up sending. ``phones`` maps a (channel, address) to the phone's name."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 import engine
 from service.store.models import Game, Identity, Outbox, Seat
+from service.texts.i18n import deadline_text, has, t
 
 Phones = dict[tuple[str, str], str]
+#: The page lists the games being played first, then those waiting for players, then the finished
+#: ones (over, ended), the newest first in each.
+ORDER = {"running": 0, "lobby": 1}
 
 
 def games(db: Engine, phones: Phones) -> list[dict[str, Any]]:
-    """Each game as the page shows it: its phase, its deadline in UTC and in the game's own
-    zone (each labelled), and its seats: who sits where, the dead marked."""
+    """Each game as the page shows it (running ones first): its line, its phase, its deadline, and
+    its seats: who sits where, the dead marked."""
     with Session(db) as s:
-        rows = s.exec(select(Game).order_by(col(Game.id))).all()
+        rows = sorted(s.exec(select(Game)).all(), key=lambda g: (ORDER.get(g.status, 2), -(g.id or 0)))
         seats = s.exec(select(Seat, Identity).join(Identity, col(Identity.id) == col(Seat.identity_id))
                        .where(col(Seat.status) == "joined").order_by(col(Seat.position), col(Seat.id))).all()
         hosts = {i.id: i for i in s.exec(select(Identity).where(
@@ -31,13 +33,14 @@ def games(db: Engine, phones: Phones) -> list[dict[str, Any]]:
         pv = engine.public_view(engine.from_json(g.state)) if g.state else {}
         dead = set(pv.get("dead", ()))
         host = hosts.get(g.host_id) if g.host_id is not None else None
+        players = [seat.name for seat, _ in seats if seat.game_id == g.id]
         out.append({
             "code": g.code, "status": g.status, "phase": phase(g) if g.state else "",
+            "line": line(g, pv, len(players)),
             "phase_no": g.phase_no, "paused": g.paused,
-            "deadline": g.deadline.isoformat() if g.deadline else None,
-            "deadline_text": deadline_text(g), "timezone": g.timezone,
+            "deadline": g.deadline.isoformat() if g.deadline else None, "timezone": g.timezone,
             "host": phones.get((host.channel, host.address)) if host else None,
-            "players": [seat.name for seat, _ in seats if seat.game_id == g.id],
+            "players": players,
             "seats": [{"name": seat.name, "phone": phones.get((who.channel, who.address)),
                        "dead": seat.name in dead} for seat, who in seats if seat.game_id == g.id]})
     return out
@@ -67,16 +70,26 @@ def phase(game: Game) -> str:
     return name
 
 
-def deadline_text(game: Game) -> str:
-    """The deadline in UTC and in the game's own zone, each named: the phones' texts use the latter."""
+def line(game: Game, pv: engine.PublicView, players: int) -> str:
+    """The game in a line: "#GJMR · night 1 until Sat 5 Dec 21:55 CET · 8 players" (the deadline as
+    its phones write it), "... · paused · ...", "#GJMR · over: the Humans won · 8 players"."""
+    code, count = f"#{game.code}", f"{players} player{'' if players == 1 else 's'}"
+    if game.status == "lobby":
+        return f"{code} · waiting for players · {count if players else 'none yet'} (its host writes start)"
+    if game.status == "ended":
+        return f"{code} · ended by its host · {count}"
+    if game.status == "over":
+        return f"{code} · over{_won(pv)} · {count}"
+    if game.paused:
+        return f"{code} · {phase(game)} · paused · {count}"
     if game.deadline is None:
-        return "paused" if game.paused else ""
-    local = game.deadline.astimezone(ZoneInfo(game.timezone))
-    return f"{game.deadline:%a %d %b %H:%M} UTC ({local:%H:%M} {game.timezone})"
+        return f"{code} · {phase(game)} · no deadline · {count}"
+    return f"{code} · {phase(game)} until {deadline_text(game.deadline, game.timezone, 'en')} · {count}"
 
 
-def duration(span: timedelta) -> str:
-    """``8 h 30 min``: how far the clock moved."""
-    minutes = int(span.total_seconds() // 60)
-    days, hours, mins = minutes // 1440, minutes // 60 % 24, minutes % 60
-    return " ".join(f"{n} {unit}" for n, unit in ((days, "d"), (hours, "h"), (mins, "min")) if n) or "under a minute"
+def _won(pv: engine.PublicView) -> str:
+    team = pv.get("team")
+    if team and has("en", f"team.{team}"):
+        return f": {t('en', f'team.{team}')} won"
+    winners = pv.get("winners") or ()
+    return f": {', '.join(winners)} won" if winners else ""

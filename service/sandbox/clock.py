@@ -11,6 +11,7 @@ import threading
 from datetime import datetime, timedelta
 
 from service.store.models import utcnow
+from service.texts.i18n import deadline_text, duration_text
 
 
 class SandboxClock:
@@ -40,3 +41,27 @@ class SandboxClock:
 
     def advance(self, by: timedelta) -> datetime:
         return self.advance_to(self.now() + by)
+
+
+def duration_words(span: timedelta) -> str:
+    """A span in words a person reads at a glance: to the hour past a day ("2 days 19 hours"), to
+    the minute under one ("11 hours 59 minutes"), "less than a minute" under that."""
+    seconds = span.total_seconds()
+    if seconds < 60:
+        return "less than a minute"
+    if seconds >= 86400:
+        seconds = round(seconds / 3600) * 3600
+    return duration_text(seconds, "en")
+
+
+def ahead_text(offset: timedelta) -> str:
+    """How far the sandbox's clock runs ahead of the real one: "2 days 19 hours ahead of the real clock"."""
+    if offset.total_seconds() < 60:
+        return "in step with the real clock"
+    return f"{duration_words(offset)} ahead of the real clock"
+
+
+def clock_text(now: datetime, offset: timedelta, zone: str) -> str:
+    """The sandbox's date and time as the phones write times (in the games' zone, named), and how far
+    ahead of the real clock it runs: "Mon 7 Dec 21:55 CET · 2 days 12 hours ahead of the real clock"."""
+    return f"{deadline_text(now, zone, 'en')} · {ahead_text(offset)}"

@@ -15,7 +15,10 @@ from typing import Any, Protocol
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+SEE_TERMINAL = "the terminal running lupus up says why."
 
 
 class Mounted(Protocol):
@@ -88,8 +91,16 @@ class Tap(BaseModel):
 
 
 class Robots(BaseModel):
-    code: str = Field(min_length=1, max_length=8)
+    # Any length: a code that is no game's is answered "There is no game #..." by the world.
+    code: str = Field(default="", max_length=100, validate_default=True)
     count: int = Field(default=1, ge=1, le=24)
+
+    @field_validator("code")
+    @classmethod
+    def _picked(cls, code: str) -> str:
+        if not code.strip():
+            raise ValueError(PICK_A_GAME)
+        return code
 
 
 class Quick(BaseModel):
@@ -97,16 +108,47 @@ class Quick(BaseModel):
 
 
 class Next(BaseModel):
-    code: str | None = Field(default=None, max_length=9)
+    code: str | None = Field(default=None, max_length=100)
+
+
+PICK_A_GAME = "Pick a game first: robots join a game in its lobby."
+BUTTON = "Tap a button under one of the bot's messages."
+#: What the page says when a field of a request is refused, by (field, pydantic's error type) or by
+#: field alone: a sentence a person reads, for requests the page's own forms should not send.
+REFUSALS = {
+    ("text", "string_too_long"): "That text is too long for the sandbox: at most 100,000 characters.",
+    ("text", ""): "Write something first.",
+    ("phone", ""): "Say which phone writes.",
+    ("name", ""): "A phone's name has at most 20 characters.",
+    ("channel", ""): "A phone is on Telegram or on SMS.",
+    ("count", ""): "Robots join 1 to 24 at a time.",
+    ("code", ""): "There is no game by that code.",
+    ("size", ""): "A quick game has 4 to 24 players.",
+    ("message_id", ""): BUTTON,
+    ("data", ""): BUTTON,
+}
 
 
 def one_line(exc: RequestValidationError) -> str:
-    """A request the page's forms should not have sent, said in a line: which field, what is wrong."""
-    out = []
+    """A request the page's forms should not have sent, said in sentences: what is wrong, what to do."""
+    said: list[str] = []
     for err in exc.errors():
-        field = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "request"
-        out.append(f"{field}: {str(err.get('msg', 'not valid')).removeprefix('Value error, ')}")
-    return "; ".join(out) or "the request is not valid"
+        sentence = _refusal(err)
+        if sentence not in said:
+            said.append(sentence)
+    return " ".join(said) or "The page sent a request the sandbox cannot read: reload it."
+
+
+def _refusal(err: Any) -> str:
+    kind, loc = str(err.get("type", "")), [str(x) for x in err.get("loc", ()) if x != "body"]
+    if kind == "json_invalid":
+        return "The page sent something that is not JSON: reload it."
+    if not loc:
+        return "The page sent a request the sandbox cannot read: reload it."
+    if kind == "value_error":  # a validator's own sentence
+        return str(err.get("msg", "")).removeprefix("Value error, ")
+    field = loc[-1]
+    return REFUSALS.get((field, kind)) or REFUSALS.get((field, "")) or f"The {field.replace('_', ' ')} is not valid."
 
 
 def make_app(sandbox: World) -> FastAPI:
@@ -119,10 +161,29 @@ def make_app(sandbox: World) -> FastAPI:
     async def readable(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": one_line(exc)}, 422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"The sandbox has no {request.url.path}."
+        elif exc.status_code == 405:
+            detail = f"The sandbox takes no {request.method} at {request.url.path}."
+        return JSONResponse({"detail": detail}, exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def failed(_request: Request, exc: Exception) -> JSONResponse:
+        # Starlette logs the exception with its traceback after this answer: the terminal shows why.
+        return JSONResponse({"detail": f"The sandbox failed ({type(exc).__name__}): {SEE_TERMINAL}"}, 500)
+
     def phone_of(name: str) -> str:
         if name not in sandbox.phones:
-            raise HTTPException(404, f"no phone called {name}")
+            raise HTTPException(404, f"There is no phone called {name}.")
         return name
+
+    def answered(status: int) -> JSONResponse:
+        if status >= 300:
+            return JSONResponse({"detail": f"The bot failed on that message (HTTP {status}): {SEE_TERMINAL}"}, 502)
+        return JSONResponse({"status": status})
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
@@ -146,9 +207,7 @@ def make_app(sandbox: World) -> FastAPI:
             status = sandbox.say(phone_of(body.phone), body.text.strip() or body.text)
         except ValueError as e:  # a text the phone would not send
             raise HTTPException(400, str(e)) from None
-        if status >= 300:
-            return JSONResponse({"detail": f"the service answered HTTP {status}"}, 502)
-        return JSONResponse({"status": status})
+        return answered(status)
 
     @app.post("/api/tap")
     def tap(body: Tap) -> JSONResponse:
@@ -156,9 +215,7 @@ def make_app(sandbox: World) -> FastAPI:
             status = sandbox.tap(phone_of(body.phone), body.message_id, body.data)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
-        if status >= 300:
-            return JSONResponse({"detail": f"the service answered HTTP {status}"}, 502)
-        return JSONResponse({"status": status})
+        return answered(status)
 
     @app.post("/api/next-deadline")
     def next_deadline(body: Next | None = None) -> dict[str, Any]:

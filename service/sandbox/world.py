@@ -36,7 +36,7 @@ from service.game.app import Service
 from service.game.failures import tell_hosts_lost, tell_hosts_mute_refused
 from service.game.reminders import install, remind, tell_hosts_unreachable
 from service.sandbox import board, inbound
-from service.sandbox.clock import SandboxClock
+from service.sandbox.clock import SandboxClock, clock_text, duration_words
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.page import make_app
@@ -47,6 +47,7 @@ from service.sandbox.tables import Tables
 from service.settings import Settings
 from service.store.db import is_sqlite, make_engine, upgrade
 from service.store.models import Game
+from service.texts.i18n import deadline_text
 
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
@@ -230,9 +231,9 @@ class Sandbox(Tables):
         self.tick()
         with Session(self.service.db) as s:
             after = {g.code: board.phase(g) for g in s.exec(select(Game).where(col(Game.code).in_(list(before))))}
-        moved = board.duration(max(timedelta(), when - start))
-        line = (f"Clock moved {moved} to {when:%a %d %b %H:%M} UTC: #{game.code} {before[game.code]} closed,"
-                f" now {after.get(game.code, '?')}.")
+        moved = duration_words(max(timedelta(), when - start))
+        line = (f"The clock jumped {moved}, to {deadline_text(when, game.timezone, 'en')}: #{game.code}"
+                f" {before[game.code]} closed, now {after.get(game.code, '?')}.")
         also = [f"#{c} {before[c]} closed, now {after[c]}" for c in before
                 if c != game.code and after.get(c) != before[c]]
         if also:
@@ -245,10 +246,11 @@ class Sandbox(Tables):
             if name is None:
                 name = next((n for n in NAMES if n.lower() not in taken), f"P{len(self.phones) + 1}")
             name = name.strip()
-            if not name or name.lower() in taken:
-                raise ValueError(f"a phone called {name!r} exists already" if name else "a phone needs a name")
             if channel not in ("telegram", "sms"):
-                raise ValueError("the channel is telegram or sms")
+                raise ValueError("A phone is on Telegram or on SMS.")
+            if not name or name.lower() in taken:
+                raise ValueError(f"There is a phone called {name} already: pick another name." if name
+                                 else "Give the phone a name, or leave the box empty for one of ours.")
             n = len(self.phones) + 1
             address = str(100000 + n) if channel == "telegram" else f"+39333{n:07d}"
             phone = Phone(name, channel, address, robot)
@@ -289,15 +291,15 @@ class Sandbox(Tables):
         """`name` taps the inline button carrying `data` under the bot's message `message_id`."""
         phone = self.phones[name]
         if phone.channel != "telegram":
-            raise ValueError("only Telegram has buttons")
+            raise ValueError("Only Telegram phones have buttons.")
         message = next((m for m in self.telegram.messages(int(phone.address)) if m["message_id"] == message_id),
                        None)
         if message is None:
-            raise ValueError("no such message")
+            raise ValueError(f"{name}'s phone has no message {message_id}.")
         label = next((b.get("text", data) for row in message.get("reply_markup", {}).get("inline_keyboard", [])
                       for b in row if b.get("callback_data") == data), None)
         if label is None:
-            raise ValueError("no such button")
+            raise ValueError("That button is no longer under the message.")
         with self._lock:
             phone.said.append((self._inbox_mark(phone), f"[{label}]"))
         status = self.telegram.deliver(inbound.callback_update(phone.user(), data, message))
@@ -346,7 +348,9 @@ class Sandbox(Tables):
         where = seated(games)
         return {
             "now": self.clock.now().isoformat(),
-            "ahead_hours": round(self.clock.offset.total_seconds() / 3600, 1),
+            # In the zone of the game listed first (the phones write times in their game's zone).
+            "clock": clock_text(self.clock.now(), self.clock.offset,
+                                games[0]["timezone"] if games else self.settings.DEFAULT_TIMEZONE),
             "games": games,
             "failures": self.failures(),
             "phones": [{"name": p.name, "channel": p.channel, "address": p.address, "robot": p.robot,

@@ -1,5 +1,6 @@
 """`lupus up` as a newcomer runs it: it migrates, serves the page and the real web app, prints the
-page's address, and stops cleanly on Ctrl-C (SIGINT) and on SIGTERM (``kill``, a process manager)."""
+page's address (the one address it prints: the rest is said as ports, not as places to open), and
+stops cleanly on Ctrl-C (SIGINT) and on SIGTERM (``kill``, a process manager)."""
 
 from __future__ import annotations
 
@@ -31,12 +32,12 @@ def test_up_serves_the_page_and_stops_cleanly(tmp_path: Path, stop: signal.Signa
             if "Press Ctrl-C" in line:
                 break
         out = "".join(lines)
-        page = re.search(r"Open the sandbox:\s+(http://\S+)", out)
-        web = re.search(r"web app\s+(http://\S+)", out)
-        assert page and web, out
-        assert "Game of eight with robots" in httpx.get(page.group(1), timeout=30).text
-        assert httpx.get(page.group(1) + "api/state", timeout=30).json()["phones"] == []
-        health = httpx.get(web.group(1) + "/healthz", timeout=30)
+        (page,) = re.findall(r"https?://\S+", out)  # one address to open, and it is the page
+        web = re.search(r"the bot's real web app \(port (\d+)\)", out)
+        assert page.endswith("/") and web, out
+        assert "Game of eight with robots" in httpx.get(page, timeout=30).text
+        assert httpx.get(page + "api/state", timeout=30).json()["phones"] == []
+        health = httpx.get(f"http://127.0.0.1:{web.group(1)}/healthz", timeout=30)
         assert health.status_code == 200 and health.json()["database"] == "ok"
         assert (tmp_path / "sandbox.db").exists()
     finally:
