@@ -27,7 +27,7 @@ from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
-from service.texts import grammar, player_texts, render
+from service.texts import choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
 from service.texts.i18n import LANGUAGES, role_name, t
@@ -287,7 +287,7 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if options else []
     if actions:
         seats = room.names()
-        listed = render.options(actions, lang, seats=seats)[0]
+        listed = choices.options(actions, lang, seats=seats)[0]
         say("svc.options", t(lang, "svc.options", options=listed),
             channel_of(person.channel).keyboard(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
 

@@ -16,7 +16,7 @@ from service.game.room import Room
 from service.ops import metrics
 from service.store.models import GameEvent
 from service.store.unit import unit_of
-from service.texts import grammar, player_texts, render
+from service.texts import choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed
 from service.texts.i18n import deadline_text, t
@@ -53,7 +53,7 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     elif not p.args:
         if targets:
             texts = [a.text() for a in legal]
-            listed = render.options(texts, ctx.lang, seats=room.names())[0]
+            listed = choices.options(texts, ctx.lang, seats=room.names())[0]
             ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
                            buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
@@ -108,7 +108,7 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.is_paused", code=game.code)]), room.id)
     if not actions:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
-    listed = render.options(actions, lang, seats=room.names())[0]
+    listed = choices.options(actions, lang, seats=room.names())[0]
     ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.options", options=listed)]), room.id,
                    buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
 
@@ -158,7 +158,7 @@ def help_(ctx: Ctx, room: Room) -> None:
     elif seat is not None:
         actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
         if actions:
-            listed = render.options(actions, lang, seats=room.names())[0]
+            listed = choices.options(actions, lang, seats=room.names())[0]
             ctx.reply_text("svc.help.now", t(lang, "svc.help.now", actions=listed, **when), room.id,
                            buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
         else:

@@ -22,7 +22,7 @@ from service.channels.base import Channel, Notice
 from service.game import ghosts, series
 from service.store.models import Game, GameEvent, Identity, Outbox, Seat
 from service.store.unit import unit_of
-from service.texts import render
+from service.texts import choices, render
 from service.texts.digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
 from service.texts.i18n import t
 
@@ -323,7 +323,7 @@ class Room:
             if not actions:
                 continue
             way = channel_of(person.channel)
-            listed = render.options(actions, person.language, way.short, seats=seats)[0]
+            listed = choices.options(actions, person.language, way.short, seats=seats)[0]
             key = render.sms_key("svc.options", way.short)
             self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,

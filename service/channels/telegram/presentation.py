@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from service.texts.choices import seat_number
 from service.texts.grammar import ENGINE_VERBS
 from service.texts.i18n import t
-from service.texts.render import seat_number, verb_word
+from service.texts.render import verb_word
 
 #: Telegram's limit on a button's callback data, in bytes.
 MAX_DATA = 64

@@ -1,0 +1,54 @@
+"""The numbered choices a player is sent (``svc.options``, ``help``, the reminders): each player by
+his seat, the number he is known by in every list of the game; a Lupusburg house by its owner's
+seat and its side. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.texts.render import verb_word
+
+
+def seat_number(target: str, seats: Sequence[str]) -> str | None:
+    """What a player types for ``target`` by number: the seat of a player (``3``), the seat and side
+    of a house (``3:left``); None for a choice that is no player's (a side, a coin, on or off)."""
+    if target in seats:
+        return str(seats.index(target) + 1)
+    owner, colon, side = target.rpartition(":")
+    return f"{seats.index(owner) + 1}:{side}" if colon and owner in seats else None
+
+
+def options(actions: Sequence[str], lang: str, sms: bool = False, *,
+            seats: Sequence[str]) -> tuple[str, list[str]]:
+    """What a player may do now, each player numbered by his seat (``seats``: the table in seating
+    order), the number he is known by in every list for the whole game, so ``vote 3`` means one
+    player whatever list came last: ``vote 2 bob, 5 eve``; by SMS without the commas (``vote 2 bob 5
+    eve``). A Lupusburg player's houses go by his seat: ``vote 2 bob:left/right`` (``vote 2:left``).
+    Choices that are no players (a coin, a side) are listed as they are typed. Returns the text and
+    the seating its numbers refer to."""
+    by_verb: dict[str, list[str]] = {}
+    for a in actions:
+        verb, _, target = a.partition(" ")
+        by_verb.setdefault(verb, [])
+        if target:
+            by_verb[verb].append(target)
+    parts = []
+    for verb, targets in by_verb.items():
+        items: list[str] = []
+        houses: dict[str, int] = {}  # owner -> index of his item, to add his other side to it
+        for x in targets:
+            number = seat_number(x, seats)
+            owner, colon, side = x.rpartition(":")
+            if number is None:
+                items.append(x)
+            elif colon and owner in houses:
+                items[houses[owner]] += f"/{side}"
+            else:
+                if colon:
+                    houses[owner] = len(items)
+                    number = number.partition(":")[0]
+                items.append(f"{number} {x}")
+        listed = (" " if sms else ", ").join(items)
+        word = verb_word(lang, verb)
+        parts.append(f"{word} {listed}" if listed else word)
+    return "; ".join(parts), list(seats)
