@@ -371,11 +371,9 @@ def start(ctx: Ctx, room: Room) -> None:
 
 def players(ctx: Ctx, room: Room) -> None:
     """The table numbered by seat: the numbers every list of the game uses (``vote 3``)."""
-    names = room.names()
-    alive = set(engine.public_view(room.state)["alive"]) if room.state is not None else set(names)
-    listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
-    # Once the game runs, the list is the seating (an SMS player's start text sends him here for it).
-    ctx.reply("svc.players" if room.state is None else "svc.players.seating", players=listed)
+    pv = engine.public_view(room.state) if room.state is not None else None
+    key, text = player_texts.seating(room.names(), pv, ctx.lang)
+    ctx.reply_text(key, text)
 
 
 def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:
