@@ -117,7 +117,7 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     drawn = news(pam, mark_pam)
     coins = state(stack).draws["Pam"][1]
     assert has(drawn, "Apuesta por Diego, secreta", f"Quédate 1 de {len(coins)} monedas",
-               "vale su valor si Diego es el Hombre Lobo; si no, 0"), drawn
+               "su valor en puntos si Diego es el Hombre Lobo, si no 0"), drawn
     assert re.search(r"Responde: moneda " + " ".join(map(str, coins)) + "$", drawn), drawn
     mark_pam = len(pam.texts())
     pam.say(f"MONEDA {coins[0]}")
@@ -157,15 +157,16 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     stack.deliver()
     assert "Diego:left" in state(stack).lynched
 
-    # Night 2 passes the Burgomaster to Pam; the Claw takes Pam's right house.
+    # Night 2 passes the Burgomaster to Pam, and she is told; the Claw takes Pam's right house.
+    assert has(pam.texts()[-1], "Eres el nuevo Burgomaestre.\nNoche 2 hasta"), pam.texts()[-1]
+    assert has(news(sofia, mark), "Pam es el nuevo Burgomaestre.")
     diego.tap("kill Pam:derecha")
     stack.deliver()
     mark_pam = len(pam.texts())
     stack.finish_phase()
     stack.deliver()
     day2 = news(pam, mark_pam)
-    assert has(day2, gsm7(t("es", "sms.burgomaster.privilege"))), day2
-    assert has(day2, "Burgomaestre Pam: 2 votos públicos"), day2
+    assert has(day2, "Día 2: 2 votos públicos hasta", gsm7(t("es", "sms.burgomaster.privilege"))), day2
 
     # Pam asks for the seating: each player with what stands of his houses, and the Burgomaster.
     mark_pam = len(pam.texts())
