@@ -76,8 +76,8 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
         lines.append(t(lang, "svc.status.suspects", suspects=names(shown["suspects"], lang)))
     if moderator_view is not None:
         lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
-        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {tg or ''}".strip() for slot, (v, tg) in
-                           moderator_view.get("choices", {}).items())
+        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {houses.label(tg or '', lang)}".strip()
+                           for slot, (v, tg) in moderator_view.get("choices", {}).items())
         if chosen:
             lines.append(t(lang, "svc.status.choices", choices=chosen))
     return "\n".join(lines)

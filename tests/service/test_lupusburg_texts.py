@@ -138,6 +138,14 @@ def test_houses_are_shown_in_the_readers_language_and_typed_in_any(h: Harness) -
     assert f"privilege {x}:left" in moves and "show right" in moves and f"vote {x}:left" in moves
 
 
+def test_the_moderator_reads_the_nights_choices_in_his_language(h: Harness) -> None:
+    state = table(h)  # the host did not take a seat: he moderates
+    x, _ = others(state)
+    h.say(state.holder(Role.WEREWOLF), f"matar {x}:izquierda")
+    h.say("host", "estado")
+    assert f"matar {x}:izquierda" in last(h, "host"), last(h, "host")
+
+
 def test_the_burgomaster_is_told_his_privilege_the_show_he_owes_and_a_show_the_bot_made(h: Harness) -> None:
     # Nobody was told he held the Burgomaster; after his privilege the bot chose for him, silently.
     state = table(h)
