@@ -73,6 +73,8 @@ class DayBegins(TypedDict):
 class BallotBegins(TypedDict):
     day: int
     suspects: list[str]
+    burgomaster: NotRequired[str]
+    """``lupusburg``: the day's Burgomaster."""
 
 
 class Dawn(TypedDict):
@@ -230,12 +232,35 @@ class PrivilegeUsed(TypedDict):
 class PrivilegeSeen(TypedDict):
     house: str
     card: str
+    player: NotRequired[str]
+    """The owner of ``house`` (a fact remembered from an older game has none)."""
+
+
+class PrivilegeMustShow(TypedDict):
+    player: str
+    """Whom the Burgomaster must now show one of his characters."""
 
 
 class PrivilegeShown(TypedDict):
     burgomaster: str
     house: str
     card: str
+    seen: NotRequired[str]
+    """The reader's house the Burgomaster looked at."""
+    random: NotRequired[bool]
+    """The Burgomaster did not choose: the bot showed one at the nominations' close."""
+
+
+class PrivilegeShowed(TypedDict):
+    player: str
+    side: str
+    card: str
+    random: bool
+
+
+class BurgomasterPrivilege(TypedDict):
+    burgomaster: str
+    day: int
 
 
 class PrivilegeAnswered(TypedDict):
@@ -251,6 +276,8 @@ class BetDrawn(TypedDict):
 class BetPlaced(TypedDict):
     target: str
     coin: int
+    random: NotRequired[bool]
+    """He had not chosen his coin: the bot kept one for him at the nominations' close."""
 
 
 PAYLOADS: dict[str, type] = {
@@ -270,6 +297,8 @@ PAYLOADS: dict[str, type] = {
     "hamlet.skull_passed": SkullPassed,
     "thief.result": ThiefResult, "burgomaster.passed": BurgomasterPassed, "privilege.used": PrivilegeUsed,
     "privilege.seen": PrivilegeSeen, "privilege.shown": PrivilegeShown, "privilege.answered": PrivilegeAnswered,
+    "privilege.must_show": PrivilegeMustShow, "privilege.showed": PrivilegeShowed,
+    "burgomaster.privilege": BurgomasterPrivilege,
     "bet.drawn": BetDrawn, "bet.placed": BetPlaced, "bet.sealed": Player,
 }
 """Every event key the engine emits, with the shape of its data."""

@@ -83,14 +83,16 @@ def coin(state: LupusburgState, player: str, text: str) -> tuple[LupusburgState,
     return place(state, player, value)
 
 
-def place(state: LupusburgState, player: str, value: int) -> tuple[LupusburgState, list[Event]]:
+def place(state: LupusburgState, player: str, value: int,
+          at_random: bool = False) -> tuple[LupusburgState, list[Event]]:
+    """He keeps the coin ``value`` (``at_random``: the bot kept one for him at the close)."""
     target, drawn = state.draws[player]
     back = list(drawn)
     back.remove(value)
     draws = {p: d for p, d in state.draws.items() if p != player}
     new = state.evolve(bag=tuple(sorted(state.bag + tuple(back), reverse=True)), draws=draws,
                        bets={**state.bets, player: (target, value)})
-    new, ev = tell_now(new, player, "bet.placed", target=target, coin=value)
+    new, ev = tell_now(new, player, "bet.placed", target=target, coin=value, random=at_random)
     return new, [ev, Event("bet.sealed", {"player": player})]
 
 
@@ -99,6 +101,6 @@ def close_day(state: LupusburgState, rand: random.Random) -> tuple[LupusburgStat
     events: list[Event] = []
     for p in state.players:
         if p in state.draws:
-            state, evs = place(state, p, rand.choice(state.draws[p][1]))
+            state, evs = place(state, p, rand.choice(state.draws[p][1]), at_random=True)
             events.extend(evs)
     return state, events

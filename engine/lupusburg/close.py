@@ -67,6 +67,6 @@ def told(state: LupusburgState, facts: dict[str, list[Fact]]) -> LupusburgState:
     return state.evolve(knowledge=knowledge)
 
 
-def tell_now(state: LupusburgState, player: str, key: str, **data: Any) -> tuple[LupusburgState, Event]:
+def tell_now(state: LupusburgState, player: str, key: str, /, **data: Any) -> tuple[LupusburgState, Event]:
     """A private fact told at once (during a phase, not at its close)."""
     return told(state, {player: [{"key": key, **data}]}), Event(key, data, (player,))

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import IllegalAction
-from ..phases import Move, Offer, PhaseRule, Play
+from ..phases import Move, Offer, PhaseRule
 from ..rng import rng
 from ..types import Event, Phase, Verb
 from . import bets, burgomaster, houses, night, scoring, thief, voting, werewolf
@@ -22,23 +22,35 @@ Result = tuple[LupusburgState, list[Event]]
 
 
 # -- the moves, as typed (the target already read by ``houses.parse``) ------------------------------
-def _house(state: State, target: str | None) -> str:
+def _house(state: State, actor: str, target: str | None, offer: Offer[State]) -> str:
+    """The house a move names. A player's name stands for his one house among the move's choices
+    (``vote 6`` when only one of Oli's houses may be voted for); with two, the question names only
+    those. With none, the rules are asked about one of his living houses, so that their refusal says
+    why ("not a suspect", "your own house"), never a question offering a house that is no choice."""
     assert target is not None  # ``apply`` refuses a move that names nothing before it gets here
     if houses.is_house(state.players, target):
         return target
-    if target in state.players:
-        raise IllegalAction("target.not_house", f"say which house: {target}:left or {target}:right",
-                            target=target)
-    raise IllegalAction("target.unknown",
-                        f"there is no house called {target} (try NAME:left or NAME:right)", target=target)
+    if target not in state.players:
+        raise IllegalAction("target.unknown",
+                            f"there is no house called {target} (try NAME:left or NAME:right)", target=target)
+    mine = [h for h in map(str, offer(state, actor)) if owner(h) == target]
+    if len(mine) == 1:
+        return mine[0]
+    if mine:
+        raise IllegalAction("target.not_house", f"say which house: {' or '.join(mine)}", target=target,
+                            houses=mine)
+    living = state.living_of(target)
+    if not living:
+        raise IllegalAction("target.no_living", f"{target} has no living character", target=target)
+    return living[0]
 
 
-def _on_house(choose: Callable[[State, str, str], Result]) -> Play[State]:
-    """A move that names a house (``ann:left``)."""
+def _on_house(choose: Callable[[State, str, str], Result], offer: Offer[State]) -> Move[State]:
+    """A move that names a house (``ann:left``), and what it offers."""
     def play(state: State, actor: str, target: str | None) -> Result:
-        return choose(state, actor, _house(state, target))
+        return choose(state, actor, _house(state, actor, target, offer))
 
-    return play
+    return Move(play, offer)
 
 
 def _show(state: State, actor: str, target: str | None) -> Result:
@@ -119,12 +131,15 @@ def _night_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
 
 
 def _day_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
-    return {"day": s.day + 1, **FRESH}, [Event("phase.nominations", {"day": s.day + 1, "burgomaster": s.burgomaster})]
+    day = s.day + 1
+    return {"day": day, **FRESH}, [Event("phase.nominations", {"day": day, "burgomaster": s.burgomaster}),
+                                   burgomaster.told_of_privilege(s.burgomaster, day)]
 
 
 def _ballot_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
     suspects = voting.choose_suspects(s)
-    return {"suspects": suspects, "ballots": {}}, [Event("phase.ballot", {"day": s.day, "suspects": list(suspects)})]
+    return {"suspects": suspects, "ballots": {}}, [
+        Event("phase.ballot", {"day": s.day, "suspects": list(suspects), "burgomaster": s.burgomaster})]
 
 
 PHASES: dict[Phase, PhaseRule[State]] = {
@@ -132,8 +147,8 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         Phase.NIGHT,
         who="the Thief looks under a house, then the Werewolf points the Claw, each while he has a living character",
         moves={
-            Verb.PEEK: Move(_on_house(thief.choose), _when(thief.can_peek, thief.targets)),
-            Verb.KILL: Move(_on_house(werewolf.choose), _when(werewolf.can_kill, werewolf.targets)),
+            Verb.PEEK: _on_house(thief.choose, _when(thief.can_peek, thief.targets)),
+            Verb.KILL: _on_house(werewolf.choose, _when(werewolf.can_kill, werewolf.targets)),
         },
         closes="its deadline",
         close=night.resolve,
@@ -147,10 +162,10 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         who="every player, with or without living characters: two tokens on living characters; the Burgomaster's "
             "privilege; a bet each, once a game",
         moves={
-            Verb.VOTE: Move(_on_house(voting.nominate),
-                            _when(lambda s, p: voting.tokens_left(s, p) > 0, lambda s, p: s.living())),
-            Verb.PRIVILEGE: Move(_on_house(burgomaster.use_privilege),
-                                 _when(burgomaster.may_use_privilege, burgomaster.privilege_targets)),
+            Verb.VOTE: _on_house(voting.nominate,
+                                 _when(lambda s, p: voting.tokens_left(s, p) > 0, lambda s, p: s.living())),
+            Verb.PRIVILEGE: _on_house(burgomaster.use_privilege,
+                                      _when(burgomaster.may_use_privilege, burgomaster.privilege_targets)),
             Verb.SHOW: Move(_show, _when(_may_show, lambda s, p: SIDES)),
             Verb.BET: Move(_bet, _when(bets.may_bet, bets.bet_targets)),
             Verb.COIN: Move(_coin, bets.coin_choices),
@@ -164,8 +179,8 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         Phase.BALLOT,
         who="each player, one secret vote for each of his living characters that is not a suspect",
         moves={
-            Verb.VOTE: Move(_on_house(voting.ballot),
-                            _when(lambda s, p: voting.ballot_votes(s, p) > 0, lambda s, p: s.suspects)),
+            Verb.VOTE: _on_house(voting.ballot,
+                                 _when(lambda s, p: voting.ballot_votes(s, p) > 0, lambda s, p: s.suspects)),
         },
         closes="its deadline",
         close=_lynch,

@@ -85,10 +85,10 @@ def ballot_votes(state: LupusburgState, player: str) -> int:
 
 def ballot(state: LupusburgState, voter: str, target: str) -> tuple[LupusburgState, list[Event]]:
     n = ballot_votes(state, voter)
+    if n == 0 and state.living_of(voter):
+        raise IllegalAction("ballot.all_suspects", "your characters are suspects: they give no vote")
     if n == 0:
-        why = ("your characters are suspects: they give no vote" if state.living_of(voter)
-               else "you have no living character: no vote in the ballot")
-        raise IllegalAction("ballot.no_vote", why)
+        raise IllegalAction("ballot.no_vote", "you have no living character: no vote in the ballot")
     if target not in state.suspects:
         names = " or ".join(state.suspects)
         raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",

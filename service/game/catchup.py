@@ -19,7 +19,7 @@ from service.game.room import Room
 from service.game.routing import my_games
 from service.store.db import bump, lock_game
 from service.store.models import Outbox, Seat
-from service.texts import player_texts, render
+from service.texts import choices, player_texts, render
 from service.texts.i18n import has, t
 
 #: The texts that tell a player his card: the deal, a seat handed over or ``role``, this module's.
@@ -93,7 +93,7 @@ def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
     lines = [("#" + room.game.code + " " if several else "")
              + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
     if actions:
-        listed = render.options(actions, reader.lang, sms=True, seats=room.names())[0]
+        listed = choices.options(actions, reader.lang, sms=True, seats=room.names())[0]
         lines.append(t(reader.lang, "sms.svc.options", options=listed))
     ctx.reply_text("svc.options", "\n".join(lines), room.id)
     return True

@@ -27,7 +27,7 @@ from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
-from service.texts import grammar, player_texts, render
+from service.texts import choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
 from service.texts.i18n import LANGUAGES, role_name, t
@@ -287,7 +287,7 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if options else []
     if actions:
         seats = room.names()
-        listed = render.options(actions, lang, seats=seats)[0]
+        listed = choices.options(actions, lang, seats=seats)[0]
         say("svc.options", t(lang, "svc.options", options=listed),
             channel_of(person.channel).keyboard(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
 
@@ -371,11 +371,9 @@ def start(ctx: Ctx, room: Room) -> None:
 
 def players(ctx: Ctx, room: Room) -> None:
     """The table numbered by seat: the numbers every list of the game uses (``vote 3``)."""
-    names = room.names()
-    alive = set(engine.public_view(room.state)["alive"]) if room.state is not None else set(names)
-    listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
-    # Once the game runs, the list is the seating (an SMS player's start text sends him here for it).
-    ctx.reply("svc.players" if room.state is None else "svc.players.seating", players=listed)
+    pv = engine.public_view(room.state) if room.state is not None else None
+    key, text = player_texts.seating(room.names(), pv, ctx.lang)
+    ctx.reply_text(key, text)
 
 
 def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:

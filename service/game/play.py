@@ -17,7 +17,7 @@ from service.game.room import Room
 from service.ops import metrics
 from service.store.models import GameEvent
 from service.store.unit import unit_of
-from service.texts import grammar, player_texts, render
+from service.texts import choices, grammar, houses, lupusburg, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed
 from service.texts.i18n import deadline_text, t
@@ -54,7 +54,7 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
     elif not p.args:
         if targets:
             texts = [a.text() for a in legal]
-            listed = render.options(texts, ctx.lang, seats=room.names())[0]
+            listed = choices.options(texts, ctx.lang, seats=room.names())[0]
             ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
                            buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
@@ -62,9 +62,11 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
         if len(p.args) > 1:
             return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
         try:
-            target = grammar.resolve(p.args[0], targets, room.names())
+            target = houses.typed(p.args[0], targets, room.names())
         except grammar.Ambiguous as e:
-            options = render.alternatives(list(e.options), ctx.lang)
+            options = render.alternatives([houses.label(o, ctx.lang) for o in e.options], ctx.lang)
+            if all(houses.HOUSE.match(o) for o in e.options):  # a player's two houses: the rules' question
+                return ctx.reply("error.target.not_house", houses=options)
             return ctx.reply("svc.ambiguous", word=e.word, options=options)
         except grammar.NoSeat as e:
             return ctx.reply("svc.no_seat", word=e.word, count=e.seats)
@@ -77,9 +79,23 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
         metrics.inc_on_commit(ctx.session, metrics.REFUSALS, reason=e.key)
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
     metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=verb.value)
+    before = {a.verb for a in engine.legal_actions(state, seat.name)}
     room.advance(new, events, (seat.name, action.text()))
     if ctx.tap is not None:
         show_choice(ctx, room, seat.name, action.text())
+    if new.phase_no == state.phase_no:
+        offer_opened(ctx, room, [a.text() for a in engine.legal_actions(new, seat.name) if a.verb not in before])
+
+
+def offer_opened(ctx: Ctx, room: Room, opened: list[str]) -> None:
+    """A move that opens a choice of a new kind (Lupusburg: his coin after ``bet``, the character he
+    must show after ``privilege``) is followed by that choice, numbered, with buttons."""
+    if not opened or ctx.identity is None:
+        return
+    short = channel_of(ctx.identity.channel).short
+    listed = choices.options(opened, ctx.lang, short, seats=room.names())[0]
+    ctx.reply_text("svc.options", t(ctx.lang, render.sms_key("svc.options", short), options=listed), room.id,
+                   buttons=ctx.keyboard(opened, room.game.code, ctx.lang, phase=room.game.phase_no, seats=room.names()))
 
 
 def show_choice(ctx: Ctx, room: Room, name: str, chosen: str) -> None:
@@ -109,7 +125,7 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.is_paused", code=game.code)]), room.id)
     if not actions:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
-    listed = render.options(actions, lang, seats=room.names())[0]
+    listed = choices.options(actions, lang, seats=room.names())[0]
     ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.options", options=listed)]), room.id,
                    buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
 
@@ -117,8 +133,8 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
 #: The engine's refusals that are about the target named, not about the move itself.
 TARGET_REFUSALS = frozenset({
     "target.missing", "target.unknown", "target.self", "target.dead", "target.not_allowed", "target.not_house",
-    "target.own", "target.own_last", "vote.no_target", "ballot.not_suspect", "bet.not_player", "bet.self",
-    "coin.not_number", "coin.not_drawn", "show.bad_side", "show.not_yours"})
+    "target.own", "target.own_last", "target.no_living", "vote.no_target", "ballot.not_suspect", "bet.not_player",
+    "bet.self", "coin.not_number", "coin.not_drawn", "show.bad_side", "show.not_yours"})
 
 
 def refusal(state: engine.GameState, actor: str, verb: Verb) -> IllegalAction | None:
@@ -159,8 +175,11 @@ def help_(ctx: Ctx, room: Room) -> None:
     elif seat is not None:
         actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
         if actions:
-            listed = render.options(actions, lang, seats=room.names())[0]
-            ctx.reply_text("svc.help.now", t(lang, "svc.help.now", actions=listed, **when), room.id,
+            listed = choices.options(actions, lang, seats=room.names())[0]
+            said = [t(lang, "svc.help.now", actions=listed, **when)]
+            if game.rules == engine.RuleSet.LUPUSBURG.value:  # what each move is, in the game's words
+                said += lupusburg.now_lines(engine.view(room.state, seat.name), actions, lang)
+            ctx.reply_text("svc.help.now", "\n".join(said), room.id,
                            buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
         else:
             ctx.reply("svc.help.nothing", **when)
@@ -187,7 +206,8 @@ def status(ctx: Ctx, room: Room) -> None:
         mine = engine.view(room.state, seat.name).get("ballot")
         listed = [mine] if isinstance(mine, str) else list(mine or ())
         if listed:
-            text += "\n" + t(ctx.lang, "svc.status.ballot", target=" + ".join(str(x) for x in listed))
+            text += "\n" + t(ctx.lang, "svc.status.ballot", target=" + ".join(houses.label(str(x), ctx.lang)
+                                                                              for x in listed))
     ctx.reply_text("svc.status", text, room.id)
 
 

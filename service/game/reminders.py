@@ -36,7 +36,7 @@ from service.game.room import Room
 from service.store.db import lock_game
 from service.store.models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
 from service.store.unit import unit_of
-from service.texts import render
+from service.texts import choices
 from service.texts.i18n import deadline_text, t
 
 STANDING = frozenset({Verb.REVEAL})
@@ -138,7 +138,7 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         phase = room.state.phase.value
         for _seat, person, actions in owing(room):
             lang = person.language
-            listed = render.options(actions, lang, seats=room.names())[0]
+            listed = choices.options(actions, lang, seats=room.names())[0]
             text = t(lang, "svc.reminder", code=game.code, phase=t(lang, f"phase.name.{phase}"),
                      deadline=deadline_text(game.deadline, game.timezone, lang), options=listed)
             ctx.send(person, "svc.reminder", text, f"g{game_id}:p{phase_no}:i{person.id}:remind", game_id=game_id)

@@ -22,7 +22,7 @@ from service.channels.base import Channel, Notice
 from service.game import ghosts, reveal, series
 from service.store.models import Game, GameEvent, Identity, Outbox, Seat
 from service.store.unit import unit_of
-from service.texts import render
+from service.texts import choices, lupusburg, render
 from service.texts.digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
 from service.texts.i18n import t
 
@@ -221,7 +221,8 @@ class Room:
         choice, the first day's nomination): the answer says that from then on the next phase's
         text shows his moves."""
         when = way.answered_first(notice)
-        return when is not None and self.state is not None and getattr(self.state, when, None) == 1
+        second = notice.data.get("tokens_left", 1) == 0  # a Lupusburg player's second token is no first
+        return when is not None and self.state is not None and getattr(self.state, when, None) == 1 and not second
 
     def _say(self, notice: Notice, seat: Seat | None, dedup: str) -> None:
         """Stage ``notice`` for its reader as his channel has it: held for the summary (as one short
@@ -268,7 +269,9 @@ class Room:
                 data = dict(e.data)
                 if e.key == "day.vote" and "tally" not in data:  # the text shows the running tally
                     data["tally"] = engine.public_view(new).get("tally", [])
-                self.broadcast(e.key, data, e.to, e.channel)
+                told = lupusburg.told_otherwise(e.key, data)  # a bettor, the Burgomaster: in their own words
+                self.broadcast(e.key, data, e.to, e.channel,
+                               exclude=[s.identity_id for s in self.seats if s.name in told and s.identity_id])
         finally:
             self._changing = False
         if new.phase_no != old_phase and new.phase is not Phase.OVER:
@@ -323,7 +326,7 @@ class Room:
             if not actions:
                 continue
             way = channel_of(person.channel)
-            listed = render.options(actions, person.language, way.short, seats=seats)[0]
+            listed = choices.options(actions, person.language, way.short, seats=seats)[0]
             key = render.sms_key("svc.options", way.short)
             self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
                           f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,

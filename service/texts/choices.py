@@ -1,11 +1,12 @@
-"""What a player may do now, as a text: each choice with the number he may type for it (his seat, for
-a player; the seat and side, for a Lupusburg house). Pure functions, as ``render``, which names them
-for its callers."""
+"""The numbered choices a player is sent (``svc.options``, ``help``, the reminders): each player by
+his seat, the number he is known by in every list of the game; a Lupusburg house by its owner's
+seat and its side in the reader's language (``service.texts.houses``). Pure functions."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service.texts import houses
 from service.texts.i18n import has, t
 
 
@@ -28,9 +29,10 @@ def options(actions: Sequence[str], lang: str, sms: bool = False, *,
     """What a player may do now, each player numbered by his seat (``seats``: the table in seating
     order), the number he is known by in every list for the whole game, so ``vote 3`` means one
     player whatever list came last: ``vote 2 bob, 5 eve``; by SMS without the commas (``vote 2 bob 5
-    eve``). A Lupusburg player's houses go by his seat: ``vote 2 bob:left/right`` (``vote 2:left``).
-    Choices that are no players (a coin, a side) are listed as they are typed. Returns the text and
-    the seating its numbers refer to."""
+    eve``). A Lupusburg player's houses go by his seat, their sides in the reader's language: ``votar
+    2 bob:izquierda/derecha`` (``votar 2:izq``; by SMS ``2 bob:izq/der``). Choices that are no players
+    (a coin, a side) are listed as they are typed, a side in his language. Returns the text and the
+    seating its numbers refer to."""
     by_verb: dict[str, list[str]] = {}
     for a in actions:
         verb, _, target = a.partition(" ")
@@ -40,19 +42,19 @@ def options(actions: Sequence[str], lang: str, sms: bool = False, *,
     parts = []
     for verb, targets in by_verb.items():
         items: list[str] = []
-        houses: dict[str, int] = {}  # owner -> index of his item, to add his other side to it
+        owners: dict[str, int] = {}  # owner -> index of his item, to add his other side to it
         for x in targets:
             number = seat_number(x, seats)
             owner, colon, side = x.rpartition(":")
             if number is None:
-                items.append(x)
-            elif colon and owner in houses:
-                items[houses[owner]] += f"/{side}"
+                items.append(houses.label(x, lang, sms))
+            elif colon and owner in owners:
+                items[owners[owner]] += "/" + houses.side_word(side, lang, sms)
             else:
                 if colon:
-                    houses[owner] = len(items)
+                    owners[owner] = len(items)
                     number = number.partition(":")[0]
-                items.append(f"{number} {x}")
+                items.append(f"{number} {houses.label(x, lang, sms)}")
         listed = (" " if sms else ", ").join(items)
         word = verb_word(lang, verb)
         parts.append(f"{word} {listed}" if listed else word)

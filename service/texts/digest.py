@@ -18,6 +18,9 @@ SQUARE_KEYS = frozenset({"svc.talk.relay", "svc.talk.moderator"})
 SMS_OWN_VOTE = "sms.held.own_vote"
 #: Held rows that are nominations, as the summary reads them (``sms.held.vote``).
 VOTE_KEYS = frozenset({"day.vote", SMS_OWN_VOTE})
+#: Held public news that is no talk: Lupusburg's seals used and the Burgomaster's privilege, each in
+#: its short form, said together before the square's talk.
+NEWS_KEYS = frozenset({"bet.sealed", "privilege.used", "privilege.answered"})
 
 
 #: Held rows a summary leaves out, as the next phase's text says them or what came of them: his own
@@ -46,7 +49,8 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
     lobby = ("svc.joined", "svc.left")
     joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
     votes = [r.text for r in rows if r.key in VOTE_KEYS]
-    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER)
+    news = [r.text for r in rows if r.key in NEWS_KEYS]
+    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER, *NEWS_KEYS)
             or (r.key == "svc.left" and not seating_shown)]
     known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []
@@ -56,6 +60,7 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
         listed = [render.grouped(known, lang)] if known else []
         listed += [v for v in votes if not pairs or v not in pairs]
         parts.append(t(lang, "sms.held.votes", votes=" ".join(listed)))
+    parts += news
     if rest:
         lines, cut = square_lines(rest, lang) if sms else ([r.text for r in rest], False)
         parts.append(t(lang, "svc.digest", count=len(rest), lines=" | ".join(lines)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import LupusError
+from service.texts import houses
 from service.texts.i18n import has, role_name, t
 
 #: Refusals whose text reads "you cannot {verb}": the verb goes in as an infinitive (``verb.to.VERB``).
@@ -17,7 +18,7 @@ def error_text(lang: str, error: LupusError) -> str:
     key = f"error.{error.key}"
     if not has("en", key):
         return t(lang, "error.unknown", reason=error.reason)
-    params: dict[str, Any] = dict(error.params)
+    params: dict[str, Any] = houses.localize(dict(error.params), lang)  # a Lupusburg house in his language
     if "role" in params:
         params["role"] = role_name(lang, str(params["role"]))
     if "verb" in params:
@@ -27,8 +28,9 @@ def error_text(lang: str, error: LupusError) -> str:
         params["verb"] = t(lang, verb) if has("en", verb) else params["verb"]
     if error.key in COUNTED_BY:  # the number that makes the text plural (``i18n.PLURAL_BY``)
         params["count"] = params.get(COUNTED_BY[error.key])
-    if "suspects" in params:
-        params["suspects"] = t(lang, "svc.or").join(params["suspects"])
+    for choices in ("suspects", "houses"):  # "bob or eve"
+        if choices in params:
+            params[choices] = t(lang, "svc.or").join(params[choices])
     for k, v in params.items():
         if isinstance(v, list | tuple):
             params[k] = ", ".join(str(x) for x in v)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from service.texts import houses
 from service.texts.i18n import has, role_name, t
 from service.texts.render import look_variant, sms_key
 
@@ -45,22 +46,23 @@ def sight(note: Mapping[str, Any], lang: str) -> str:
              role=role_name(lang, str(note.get("role") or note.get("card") or "")))
 
 
-def note_text(note: Mapping[str, Any], lang: str, sep: str = ", ") -> str | None:
+def note_text(note: Mapping[str, Any], lang: str, sep: str = ", ", sms: bool = False) -> str | None:
     key = note_key(note)
     if key is None:
         return None
     became, by = note.get("became"), sep.join(note.get("by", ()))
     attack = f"history.attack.{note.get('cause')}"
     return t(lang, key, by=by, savers=sep.join(note.get("savers", ())),
-             player=note.get("player", ""), target=note.get("target", ""),
+             player=houses.label(str(note.get("player", "")), lang, sms),
+             target=houses.label(str(note.get("target", "")), lang, sms),
              role=role_name(lang, str(became)) if became else "",
              attack=t(lang, attack, by=by) if has("en", attack) else "",
              sight=sight(note, lang) if note.get("what") == "look" else "")
 
 
-def _told(notes: Iterable[Mapping[str, Any]], lang: str, sep: str) -> str:
+def _told(notes: Iterable[Mapping[str, Any]], lang: str, sep: str, sms: bool) -> str:
     ordered = sorted(notes, key=lambda n: FIRST.get(str(n.get("what")), LATER))  # stable
-    return "; ".join(text for n in ordered if (text := note_text(n, lang, sep)) is not None)
+    return "; ".join(text for n in ordered if (text := note_text(n, lang, sep, sms)) is not None)
 
 
 def history_text(notes: Sequence[Mapping[str, Any]], nights: int, lang: str, sms: bool = False) -> str:
@@ -72,7 +74,7 @@ def history_text(notes: Sequence[Mapping[str, Any]], nights: int, lang: str, sms
     for n in range(1, nights + 1):
         for when in ("night", "day"):
             mine = [x for x in notes if x.get(when) == n]
-            told = _told(mine, lang, sep)
+            told = _told(mine, lang, sep, sms)
             if when == "night" and not any(x.get("what") == "killed" for x in mine):
                 told = "; ".join(x for x in (t(lang, "history.nobody_died"), told) if x)
             if told:

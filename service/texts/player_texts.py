@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from engine.viewing import PlayerView, PublicView, TabulaPlayerView
+from service.texts import houses, lupusburg
 from service.texts.history import history_text
 from service.texts.i18n import deadline_text, has, role_name, t
 from service.texts.render import (
@@ -23,6 +24,19 @@ from service.texts.render import (
     sms_key,
     verb_word,
 )
+
+
+def seating(names: Sequence[str], pv: PublicView | None, lang: str) -> tuple[str, str]:
+    """``players``: the table numbered by seat (the numbers every list of the game uses, ``vote 3``),
+    ``+`` marking a Ghost; in the lobby, who is in. Lupusburg's says what stands of each player's
+    houses, and who holds the Burgomaster (``lupusburg.seating``). Returns the key and the text."""
+    if pv is not None and "burgomaster" in pv:
+        return "svc.players.seating", lupusburg.seating(names, pv, lang)
+    alive = set(pv["alive"]) if pv is not None else set(names)
+    listed = ", ".join(f"{i} {n}" + ("" if n in alive else " +") for i, n in enumerate(names, start=1))
+    # Once the game runs, the list is the seating (an SMS player's start text sends him here for it).
+    key = "svc.players" if pv is None else "svc.players.seating"
+    return key, t(lang, key, players=listed)
 
 
 def phase_label(pv: PublicView, lang: str) -> tuple[str, str]:
@@ -46,20 +60,25 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
                  t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
         if history:
             lines.append(history_text(history[0], history[1], lang, reader.sms))
+        if pv.get("score_table"):  # Lupusburg's scores, each explained (an SMS end text has them short)
+            lines.append(lupusburg.scores_text(pv, lang))
         return "\n".join(lines)
     phase, number = phase_label(pv, lang)
+    shown = houses.localize(dict(pv), lang, reader.sms)  # a Lupusburg house in his language
     # Paused, the phase has no deadline to be "until": the line says it is paused instead.
     lines = [t(lang, "svc.status.paused" if paused else "svc.status", code=info.code, phase=phase, number=number,
-               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(pv["alive"], lang),
-               dead=names(pv["dead"], lang))]
+               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(shown["alive"], lang),
+               dead=names(shown["dead"], lang))]
+    if pv.get("burgomaster"):
+        lines.append(t(lang, "svc.status.burgomaster", burgomaster=pv.get("burgomaster")))
     if pv.get("tally"):
-        lines.append(t(lang, "svc.status.tally", tally=counts(pv["tally"])))
+        lines.append(t(lang, "svc.status.tally", tally=counts(shown["tally"])))
     if pv.get("suspects"):
-        lines.append(t(lang, "svc.status.suspects", suspects=names(pv["suspects"], lang)))
+        lines.append(t(lang, "svc.status.suspects", suspects=names(shown["suspects"], lang)))
     if moderator_view is not None:
         lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
-        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {tg or ''}".strip() for slot, (v, tg) in
-                           moderator_view.get("choices", {}).items())
+        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {houses.label(tg or '', lang)}".strip()
+                           for slot, (v, tg) in moderator_view.get("choices", {}).items())
         if chosen:
             lines.append(t(lang, "svc.status.choices", choices=chosen))
     return "\n".join(lines)

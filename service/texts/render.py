@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from engine import payloads
+from service.texts import houses, lupusburg
 from service.texts.choices import options as options  # what a player may do, numbered: named here too
 from service.texts.choices import seat_number as seat_number
 from service.texts.choices import verb_word as verb_word
@@ -76,12 +77,14 @@ def roles_line(roles: Mapping[str, str | Sequence[str]], became: Mapping[str, st
     return ", ".join(out)
 
 
-def roles_by_card(roles: Mapping[str, str], became: Mapping[str, str], lang: str) -> str:
+def roles_by_card(roles: Mapping[str, str | Sequence[str]], became: Mapping[str, str], lang: str) -> str:
     """Everyone's card grouped by card, the commonest last ("Werewolf: cat, jon; Villager: ann, ..."):
-    the short form for SMS, where "(Villager)" nine times cost a segment."""
+    the short form for SMS, where "(Villager)" nine times cost a segment. A Lupusburg player's two
+    characters are one item ("Townsfolk + Werewolf")."""
     by_card: dict[str, list[str]] = {}
     for p, r in roles.items():
-        card = role_name(lang, r) if has("en", f"role.{r}") else r
+        cards = [r] if isinstance(r, str) else list(r)
+        card = " + ".join(role_name(lang, c) if has("en", f"role.{c}") else c for c in cards)
         if p in became:
             card = t(lang, "svc.became", role=card, became=role_name(lang, became[p]))
         by_card.setdefault(card, []).append(p)
@@ -113,7 +116,7 @@ def move_sentence(actors: Sequence[str], text: str, lang: str, sep: str = ", ") 
     if not has("en", key):
         key = "reveal.move.other"
     return t(lang, key, count=len(actors), actors=sep.join(actors), verb=verb_word(lang, verb),
-             target=target).strip()
+             target=houses.label(target, lang)).strip()
 
 
 def deck_line(deck: Mapping[str, int], lang: str, sms: bool = False) -> str:
@@ -185,10 +188,11 @@ VARIANTS: dict[str, Variant] = {
     "standing.reveal": lambda d, _r: "on" if cast("payloads.StandingReveal", d).get("on") else "off",
     "hamlet.skull_passed": lambda d, _r: "random" if cast("payloads.SkullPassed", d).get("random") else None,
     "miss_purple.aura": lambda d, _r: "none" if cast("payloads.LastAura", d).get("aura") is None else None,
-    "phase.ballot": lambda _d, r: "voter" if r.acts else None,
+    "phase.ballot": lupusburg.ballot_variant,
     # A tie says so: players who see "Bob 2, Eve 2, Bea 2" and then two suspects ask why not Bea.
     "day.suspects": lambda d, _r: "tie" if tied_out(d) else None,
     "day.ballots": lambda d, _r: "tie" if ballot_tied(d) else None,
+    **lupusburg.VARIANTS,
 }
 
 
@@ -206,7 +210,7 @@ def localized(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
             out[k] = role_name(lang, v)
         elif k == "aura" and isinstance(v, str):
             out[k] = t(lang, f"aura.{v}") if has("en", f"aura.{v}") else v
-        elif k == "chest" and isinstance(v, str):
+        elif k in ("chest", "side") and isinstance(v, str):
             out[k] = t(lang, f"side.{v}") if has("en", f"side.{v}") else v
         elif isinstance(v, list | tuple) and all(isinstance(x, str | int) for x in v):
             out[k] = names(list(v), lang)
@@ -222,6 +226,7 @@ def event_text(key: str, data: Mapping[str, Any], reader: Reader, info: Info) ->
     filled with its data as he reads them, and with what ``FILLS`` works out for its key."""
     if key == "game.over":
         return game_over(data, reader.lang, reader.sms, None if reader.moderator else reader.name)
+    data = houses.localize(data, reader.lang, reader.sms)  # a Lupusburg house in his language
     msg = message_key(key, data, reader)
     if not has("en", msg):
         raw = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
@@ -303,6 +308,7 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
                                                            r.lang)},
     "day.ballots": _ballots,
+    **lupusburg.FILLS,
 }
 
 
@@ -336,8 +342,8 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
              winners=winners, roles=line(roles, data.get("became", {}), lang))
     if name is not None and name in roles:
         text = t(lang, "game.won" if name in data.get("winners", ()) else "game.lost") + " " + text
-    if data.get("scores"):
-        text += " " + t(lang, "svc.scores", scores=counts(data["scores"]))
+    if data.get("scores"):  # Lupusburg's, each explained
+        text += ("\n" if "score_table" in data and not sms else " ") + lupusburg.scores_text(data, lang, sms)
     if sms:
         text += " " + t(lang, "sms.end.more")
     return text

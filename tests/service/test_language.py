@@ -243,7 +243,9 @@ def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key(
         {}, {"dead": ["bob"]}, {"overridden": True}, {"blocked": True}, {"aura": "wicked"}, {"role": "seer"},
         {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"},
         {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]]},
-        {"counts": {"bob": 1, "eve": 1}, "lynched": "bob"}]
+        {"counts": {"bob": 1, "eve": 1}, "lynched": "bob"},
+        # Lupusburg: its events name the Burgomaster; some read otherwise to the player they name.
+        {"burgomaster": "zed"}, {"burgomaster": "ann"}, {"player": "ann"}, {"seen": "ann:left"}, {"of": 2}]
     readers = [render.Reader("ann", "en"), render.Reader("ann", "en", acts=True)]  # the ballot's voter
     catalogs = {lang: _catalog(lang) for lang in LANGUAGES}
     for key in render.VARIANTS:

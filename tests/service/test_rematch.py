@@ -77,7 +77,7 @@ def test_a_lupusburg_series_of_two_games_adds_the_scores(h: Harness) -> None:
     lynch(h, w2)
     assert h.game(code1).status == "over"
     assert lupusburg(h).outcome.scores == {wolf: 0, p: 3, q: 5, r: 6}  # type: ignore[union-attr]
-    assert not any("Series" in m for m in h.inbox(p)), "one game is no series yet"
+    assert not any("series" in m.casefold() for m in h.inbox(p)), "one game is no series yet"
 
     # Game 2: again, same table, same seats; the first Burgomaster is the second seat.
     h.clear()
@@ -122,8 +122,11 @@ def test_a_lupusburg_series_of_two_games_adds_the_scores(h: Harness) -> None:
     game1 = {wolf: 0, p: 3, q: 5, r: 6}
     totals = {x: game1[x] + (4 if x == wolf2 else 0) for x in seating}
     best = max(totals.values())
-    told = (f"Series after 2 games: {', '.join(f'{x} {totals[x]}' for x in seating)}. "
-            f"Leading: {', '.join(x for x in seating if totals[x] == best)}.")
+    # Each game's points added up, and why a winning Werewolf has as many as there are players.
+    told = t("en", "svc.series.totals", count=2, totals=", ".join(f"{x} {totals[x]}" for x in seating),
+             leaders=", ".join(x for x in seating if totals[x] == best))
+    assert told.startswith("The series after 2 games, each game's points added up (a winning Werewolf scores "
+                           "one point for each player): ")
     for reader in [*seating, "host"]:
         assert told in h.inbox(reader), (reader, h.inbox(reader))
 

@@ -25,8 +25,10 @@ def test_lupusburg_houses_go_by_their_owners_seat_and_coins_by_their_value(h: Ha
     h.finish_phase()
     better = seats[0]
     other = seats[-1]
-    assert h.say(better, f"bet {seats.index(other) + 1}") == []  # a seat: the player bet on
+    replies = h.say(better, f"bet {seats.index(other) + 1}")  # a seat: the player bet on
     coins = coin_choices(h.state(), better)  # type: ignore[arg-type]
-    assert coins and f"coins {', '.join(map(str, coins))}" in h.inbox(better)[-1]
+    assert coins and f"coins from the bag ({', '.join(map(str, coins))})" in h.inbox(better)[-2]
+    # His coins follow as his choices (buttons on Telegram), not left for him to find in ``help``.
+    assert replies == [f"Choose with a number or a name: coin {', '.join(map(str, coins))}."]
     assert h.say(better, f"coin {coins[-1]}") == []  # a coin's value, not a seat
     assert h.state().bets[better] == (other, coins[-1])  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
-from service.texts import render
+from service.texts import choices, render
 from service.texts.i18n import deadline_text, t
 
 
@@ -48,9 +48,9 @@ def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_a
 
 def test_options_and_deadlines_are_short_by_sms_only_when_they_cannot_be_misread() -> None:
     seats = ["dan", "ann", "bob", "cat"]
-    listed, numbered = render.options(["vote ann", "vote bob", "vote cat"], "en", sms=True, seats=seats)
+    listed, numbered = choices.options(["vote ann", "vote bob", "vote cat"], "en", sms=True, seats=seats)
     assert listed == "vote 2 ann 3 bob 4 cat" and numbered == seats  # each by his seat
-    assert render.options(["vote ann", "vote cat"], "en", seats=seats)[0] == "vote 2 ann, 4 cat"
+    assert choices.options(["vote ann", "vote cat"], "en", seats=seats)[0] == "vote 2 ann, 4 cat"
     now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday
     assert deadline_text(now + timedelta(hours=9), "UTC", "en", now) == "Mon 18:00 UTC"
     assert deadline_text(now + timedelta(days=7), "UTC", "en", now) == "Mon 9 Mar 09:00 UTC"
@@ -71,7 +71,7 @@ def test_a_day_of_twelve_fits_one_segment_a_phase_in_every_language() -> None:
         dawn = "\n".join([
             render.event_text("night.dawn", {"dead": ["lou"]}, reader, info),
             render.event_text("phase.nominations", {"day": 1}, reader, info),
-            t(lang, "sms.svc.options", options=render.options([f"vote {n}" for n in names[:11]], lang, True,
+            t(lang, "sms.svc.options", options=choices.options([f"vote {n}" for n in names[:11]], lang, True,
                                                               seats=names)[0]),
         ])
         assert segments(gsm7(dawn)) == 1, (lang, len(dawn), dawn)  # as Ctx.send writes it

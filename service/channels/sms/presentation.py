@@ -8,15 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.texts.digest import SQUARE_KEYS
+from service.texts import houses
+from service.texts.digest import NEWS_KEYS, SQUARE_KEYS
 from service.texts.i18n import t
 
 #: What an SMS reader is not sent at a phase change, since the same command's next text says it:
 #: the suspects (the ballot's text names them, ``sms.phase.ballot``). The row is written, ``merged``.
 SAID_NEXT = frozenset({"day.suspects"})
 #: The public running commentary an SMS reader takes summarised in his next phase's text instead
-#: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join.
-HELD_KEYS = SQUARE_KEYS | {"day.vote", "svc.joined", "svc.left"}
+#: of one text each (a day's nominations alone were ten texts): talk, each nomination, each join;
+#: in Lupusburg each seal used and the Burgomaster's privilege (told at once to those it concerns).
+HELD_KEYS = SQUARE_KEYS | NEWS_KEYS | {"day.vote", "svc.joined", "svc.left"}
 #: The answers to an SMS reader's own moves, held: the next phase's text shows his nominations among
 #: everyone's and what came of his night. Only his moves of the first night and the first day's
 #: nominations are answered at once, with a word on this (``sms.own.first``); a refused or unclear
@@ -31,8 +33,9 @@ def held_line(key: str, data: Mapping[str, Any], lang: str) -> str | None:
     """A piece of public commentary as one item of the summary an SMS reader gets with the next
     phase (``digest.digest_text``): a nomination as ``ann>bob``, a join as the name; None: the
     item is its whole text."""
-    if key == "day.vote":
-        return t(lang, "sms.held.vote", voter=data.get("voter"), target=data.get("target"))
+    if key == "day.vote":  # a Lupusburg house with its side in his language, short
+        target = houses.label(str(data.get("target")), lang, sms=True)
+        return t(lang, "sms.held.vote", voter=data.get("voter"), target=target)
     if key == "svc.joined":
         return str(data.get("name"))
     return None

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from service.texts import houses
+from service.texts.choices import seat_number
 from service.texts.grammar import ENGINE_VERBS
 from service.texts.i18n import t
-from service.texts.render import seat_number, verb_word
+from service.texts.render import verb_word
 
 #: Telegram's limit on a button's callback data, in bytes.
 MAX_DATA = 64
@@ -57,9 +59,10 @@ def buttons(actions: Sequence[str], code: str, lang: str, *, phase: int, seats: 
             v, _, target = a.partition(" ")
             if v != verb:
                 continue
-            label = target or verb_word(lang, v)
+            shown = houses.label(target, lang)  # a Lupusburg house in the reader's language
+            label = shown or verb_word(lang, v)
             if target and len(verbs) > 1:
-                label = f"{verb_word(lang, v)} {target}"
+                label = f"{verb_word(lang, v)} {shown}"
             typed = f"{v} {seat_number(target, seats) or target}" if target else v
             row.append({"text": CHOSEN + label if a == chosen else label, "data": button_data(code, phase, typed)})
             if len(row) == per_row:

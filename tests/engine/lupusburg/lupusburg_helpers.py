@@ -119,6 +119,9 @@ def check_secrecy(before: LupusburgState, events: Iterable[Event]) -> None:
             assert priv is not None and owner(priv[0]) == reader
             assert owner(e.data["house"]) == before.burgomaster
             assert e.data["card"] == before.cards[e.data["house"]].value
+        elif e.key == "privilege.showed":  # his own card, to himself
+            assert reader == before.burgomaster
+            assert e.data["card"] == before.cards[f"{reader}:{e.data['side']}"].value
         else:
             raise AssertionError(f"{e.key} tells {reader} a character: {e}")
 

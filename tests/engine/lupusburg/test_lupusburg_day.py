@@ -26,19 +26,27 @@ def coins_conserved(s: LupusburgState) -> bool:
 # -- the privilege ----------------------------------------------------------------------------------
 def test_privilege_sees_then_shows_one_of_his_own() -> None:
     s, events = play(day1(), "ann: privilege cat:left")
-    used, seen = events
+    used, seen, must = events
     assert used.key == "privilege.used" and used.public
     assert dict(used.data) == {"burgomaster": "ann", "house": "cat:left", "player": "cat"}
     assert seen.key == "privilege.seen" and seen.to == ("ann",)
-    assert dict(seen.data) == {"house": "cat:left", "card": "townsfolk"}
+    assert dict(seen.data) == {"house": "cat:left", "card": "townsfolk", "player": "cat"}
+    # He is told at once that he must now show one of his own, not left to find it among his choices.
+    assert must.key == "privilege.must_show" and must.to == ("ann",) and dict(must.data) == {"player": "cat"}
+    assert "privilege.must_show" not in [f["key"] for f in view(s, "ann")["knowledge"]], "not a fact to repeat"
     shows = [a.text() for a in legal_actions(s, "ann") if a.verb.value == "show"]
     assert shows == ["show left", "show right"]
     s, events = play(s, "ann: show right")
-    shown, answered = events
+    shown, showed, answered = events
     assert shown.key == "privilege.shown" and shown.to == ("cat",)
-    assert dict(shown.data) == {"burgomaster": "ann", "house": "ann:right", "card": "townsfolk"}
+    assert dict(shown.data) == {"burgomaster": "ann", "house": "ann:right", "card": "townsfolk", "seen": "cat:left",
+                                "random": False}
+    # The Burgomaster is told what he showed (his own card), as a fact his ``role`` repeats.
+    assert showed.key == "privilege.showed" and showed.to == ("ann",)
+    assert dict(showed.data) == {"player": "cat", "side": "right", "card": "townsfolk", "random": False}
     assert answered.public and dict(answered.data) == {"burgomaster": "ann", "player": "cat"}
     assert view(s, "cat")["knowledge"][-1]["house"] == "ann:right"
+    assert view(s, "ann")["knowledge"][-1]["key"] == "privilege.showed"
 
 
 def test_werewolf_burgomaster_may_show_his_werewolf_card() -> None:
@@ -94,7 +102,10 @@ def test_unanswered_privilege_shown_at_random_when_nominations_close() -> None:
         s, _ = play(four(seed=seed), "end", "ann: privilege cat:left")
         s, events = play(s, "end")
         (shown,) = find(events, "privilege.shown")
-        assert shown.to == ("cat",)
+        assert shown.to == ("cat",) and shown.data["random"]
+        (showed,) = find(events, "privilege.showed")
+        assert showed.to == ("ann",) and showed.data["random"], "he is told the bot chose for him"
+        assert f"ann:{showed.data['side']}" == shown.data["house"]
         sides.add(shown.data["house"])
     assert sides == {"ann:left", "ann:right"}
 
@@ -119,7 +130,7 @@ def test_bet_draws_three_keeps_one_returns_the_rest() -> None:
     assert len(coins) == 3 and len(s.bag) == 5 and coins_conserved(s)
     s, events = play(s, f"cat: coin {coins[1]}")
     placed, sealed = events
-    assert placed.to == ("cat",) and dict(placed.data) == {"target": "ann", "coin": coins[1]}
+    assert placed.to == ("cat",) and dict(placed.data) == {"target": "ann", "coin": coins[1], "random": False}
     assert sealed.public and dict(sealed.data) == {"player": "cat"}, "who bet on whom stays secret"
     assert s.bets == {"cat": ("ann", coins[1])} and len(s.bag) == 7 and coins_conserved(s)
 
@@ -172,7 +183,7 @@ def test_unchosen_coin_kept_at_random_at_close() -> None:
     drawn = events[0].data["coins"]
     s, events = play(s, "end")
     (placed,) = find(events, "bet.placed")
-    assert placed.to == ("cat",) and placed.data["coin"] in drawn
+    assert placed.to == ("cat",) and placed.data["coin"] in drawn and placed.data["random"]
     assert s.bets["cat"] == ("ann", placed.data["coin"]) and not s.draws and coins_conserved(s)
 
 
@@ -211,5 +222,5 @@ def test_burgomaster_without_living_characters_may_use_privilege_and_show_a_dead
     s, _ = play(s, "end")
     assert s.burgomaster == "cat" and not s.living_of("cat")
     s, events = play(s, "cat: privilege bob:left", "cat: show right")
-    assert find(events, "privilege.seen")[0].data == {"house": "bob:left", "card": "thief"}
+    assert find(events, "privilege.seen")[0].data == {"house": "bob:left", "card": "thief", "player": "bob"}
     assert find(events, "privilege.shown")[0].data["house"] == "cat:right"

@@ -64,7 +64,7 @@ def check_scores(s: LupusburgState) -> None:
     assert winner != wolf and out.scores[winner] == best
 
 
-BAD_MOVES = ["kill nobody:left", "peek zed", "vote", "vote ann", "vote ann:3", "privilege x:y:z", "show up",
+BAD_MOVES = ["kill nobody:left", "peek zed", "vote", "vote ann:middle", "vote ann:3", "privilege x:y:z", "show up",
              "bet ann:left", "coin 99", "coin many", "see ann", "protect bob"]
 
 

@@ -46,10 +46,33 @@ def test_tokens_even_without_living_characters() -> None:
 
 def test_votes_go_on_living_characters() -> None:
     s, _ = play(four(), "ann: kill dan:left", "end")
-    for move, key in [("cat: vote dan:left", "target.dead"), ("cat: vote dan", "target.not_house")]:
-        with pytest.raises(IllegalAction) as err:
-            play(s, move)
-        assert err.value.key == key
+    with pytest.raises(IllegalAction) as err:
+        play(s, "cat: vote dan:left")
+    assert err.value.key == "target.dead"
+    # A player's name stands for his one living house; with two, the question names both.
+    after, _ = play(s, "cat: vote dan")
+    assert after.votes == (("cat", "dan:right"),)
+    with pytest.raises(IllegalAction) as err:
+        play(s, "cat: vote bob")
+    assert err.value.key == "target.not_house" and err.value.params["houses"] == ["bob:left", "bob:right"]
+    s, _ = lynch(s, "dan:right")
+    s, _ = play(s, "end")
+    with pytest.raises(IllegalAction) as err:
+        play(s, "cat: vote dan")
+    assert err.value.key == "target.no_living"
+
+
+def test_a_ballot_by_player_takes_his_one_suspect_house_and_never_offers_another() -> None:
+    """The issue's ballot between oli:left and diego:right: ``vote 6`` (oli) was answered "say which
+    house: oli:left or oli:right" though oli:right is no suspect, and the ballot was lost."""
+    s, _ = play(four(), "end", "ann: vote cat:left", "bob: vote cat:left", "cat: vote dan:right",
+                "dan: vote dan:right", "end")
+    assert s.suspects == ("cat:left", "dan:right")
+    s, _ = play(s, "bob: vote cat")
+    assert s.ballots["bob"] == ("cat:left",)
+    with pytest.raises(IllegalAction) as err:  # none of bob's is a suspect: the rules' own reason
+        play(s, "ann: vote bob")
+    assert err.value.key == "ballot.not_suspect" and err.value.params["suspects"] == ["cat:left", "dan:right"]
 
 
 def test_suspect_tie_goes_to_the_character_closer_to_the_burgomaster() -> None:
@@ -109,8 +132,8 @@ def test_ballot_refusals() -> None:
     s, _ = play(four(), "ann: kill dan:left", "end")
     s, _ = play(s, "cat: vote dan:right", "cat: vote dan:right", "bob: vote cat:left", "end")
     assert s.suspects == ("dan:right", "cat:left")
-    for move, key in [("dan: vote cat:left", "ballot.no_vote"), ("ann: vote bob:left", "ballot.not_suspect"),
-                      ("ann: vote bob", "target.not_house")]:
+    for move, key in [("dan: vote cat:left", "ballot.all_suspects"), ("ann: vote bob:left", "ballot.not_suspect"),
+                      ("ann: vote bob", "ballot.not_suspect")]:  # never "bob:left or bob:right"
         with pytest.raises(IllegalAction) as err:
             play(s, move)
         assert err.value.key == key
