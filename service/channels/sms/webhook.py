@@ -45,9 +45,9 @@ TWILIO_STATUS: dict[str, Any] = {
 
 def off(settings: Settings) -> str | None:
     """Why the routes take nothing as configured (they answer 404), or None."""
-    missing = [n for n in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, n)]
-    if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
-        missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
+    from service.channels.sms import CHANNEL
+
+    missing = CHANNEL.credentials(settings).missing
     return " and ".join(missing) + " not set" if missing else None
 
 

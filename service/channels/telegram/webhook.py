@@ -58,7 +58,9 @@ class Named(Protocol):
 
 def off(settings: Settings) -> str | None:
     """Why the webhook takes nothing as configured (it answers 404), or None."""
-    missing = [n for n in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET") if not getattr(settings, n)]
+    from service.channels.telegram import CHANNEL
+
+    missing = CHANNEL.credentials(settings).missing
     return " and ".join(missing) + " not set" if missing else None
 
 
