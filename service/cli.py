@@ -185,20 +185,28 @@ def web(
     import uvicorn
 
     from service.ops import metrics
+    from service.ops.health import start_heartbeat
     from service.ops.logging import configure
+    from service.ops.preflight import refusal
     from service.settings import get_settings
 
     cfg = get_settings()
-    problem = cfg.deployment_problem()
+    problem = refusal(cfg, "web")
     if problem:
         typer.echo(f"lupus web: {problem}", err=True)
         raise typer.Exit(2)
     configure()
     metrics.multiprocess(cfg, "web")  # the processes uvicorn starts count in the same folder
-    # By name: the app is built in each of uvicorn's processes. worker.web puts service.web's app
-    # together with the worker's hand-off (the service imports nothing of the worker).
-    uvicorn.run("worker.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
-                proxy_headers=True, forwarded_allow_ips="*", log_config=None)
+    heartbeat = start_heartbeat(cfg, "web")  # what this machine carries, for /healthz and doctor
+    # uvicorn serving in this process raises SIGTERM again once it has shut down: exit, and cleanly.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        # By name: the app is built in each of uvicorn's processes. worker.web puts service.web's app
+        # together with the worker's hand-off (the service imports nothing of the worker).
+        uvicorn.run("worker.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
+                    proxy_headers=True, forwarded_allow_ips="*", log_config=None)
+    finally:
+        heartbeat.stop()
 
 
 @app.command()
