@@ -185,12 +185,12 @@ class Settings(BaseSettings):
     def db_pool(self, role: str) -> dict[str, int]:
         """SQLAlchemy pool options for one process of ``role`` (web or worker): the machine's budget
         (WEB_DB_CONNECTIONS, WORKER_DB_CONNECTIONS) shared by its processes, two thirds kept open
-        and a third opened only when needed."""
+        and a third opened only when needed, each replaced after DB_POOL_RECYCLE_SECONDS."""
         budget, processes = ((self.WEB_DB_CONNECTIONS, self.WEB_CONCURRENCY) if role == "web"
                              else (self.WORKER_DB_CONNECTIONS, self.WORKER_CONCURRENCY))
         each = max(2, budget // max(1, processes))
         kept = max(1, each * 2 // 3)
-        return {"pool_size": kept, "max_overflow": each - kept}
+        return {"pool_size": kept, "max_overflow": each - kept, "pool_recycle": self.DB_POOL_RECYCLE_SECONDS}
 
     @field_validator("DATABASE_URL")
     @classmethod
