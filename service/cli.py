@@ -212,6 +212,7 @@ def outbox() -> None:
     Exit status: 0 shown; 1 the database cannot be read (one line says why)."""
     from sqlmodel import Session, col, func, select
 
+    from service.ops.queue import broker_depth
     from service.settings import get_settings
     from service.store.db import make_engine
     from service.store.models import Outbox, utcnow
@@ -228,35 +229,6 @@ def outbox() -> None:
         late = (utcnow() - (oldest if oldest.tzinfo else oldest.replace(tzinfo=utcnow().tzinfo))).total_seconds()
         typer.echo(f"oldest pending due {max(0, int(late))} s ago")
     typer.echo(f"broker     {broker_depth(cfg.REDIS_URL)}")
-
-
-def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = Path("var")) -> str:
-    """Messages waiting in the worker's queue, as a line for people: Redis, or the embedded broker."""
-    if redis_url:
-        import redis
-
-        from service.settings import redis_tls_options
-
-        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3,
-                                      **redis_tls_options(redis_url))
-        try:
-            return f"redis, {client.llen(queue)} queued"
-        except redis.RedisError as e:
-            return f"redis unreachable ({type(e).__name__})"
-        finally:
-            client.close()
-    import sqlite3
-
-    path = data_dir / "celery.db"
-    if not path.exists():
-        return "embedded (no queue yet)"
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            (n,) = conn.execute("SELECT count(*) FROM kombu_message m JOIN kombu_queue q ON m.queue_id = q.id "
-                                "WHERE q.name = ? AND m.visible", (queue,)).fetchone()
-    except sqlite3.Error as e:
-        return f"embedded, unreadable ({e})"
-    return f"embedded, {n} queued"
 
 
 @app.command()
