@@ -130,6 +130,9 @@ def db_upgrade(revision: str = typer.Argument("head", metavar="REVISION", help="
 def setup(
     fresh: bool = typer.Option(False, "--fresh", help="Forget what the platforms still hold for the bot "
                                "(Telegram's pending updates)."),
+    postdeploy: bool = typer.Option(False, "--postdeploy", help="As Heroku's postdeploy step (app.json): check "
+                                    "first (doctor --setup), set up what can be, say what to do next, and exit 0 "
+                                    "whatever was found, for a failed postdeploy fails a new app's deploy."),
 ) -> None:
     """Tell each channel's platform where the app is.
 
@@ -137,12 +140,23 @@ def setup(
     webhook, with its secret and its "/" menu in every language of ours; the Twilio number's
     incoming texts. Run it once after the first deploy and whenever PUBLIC_URL changes.
 
-    Exit status: 0 done; 1 a platform refused (its line says why); 2 no channel is configured."""
+    Exit status: 0 done (always, with --postdeploy); 1 a platform refused (its line says why); 2 no
+    channel is configured, or PUBLIC_URL is not known."""
     from service.channels import CHANNELS
     from service.channels.base import FAIL
+    from service.ops.preflight import no_public_url
     from service.settings import get_settings
 
     cfg = get_settings()
+    if postdeploy:
+        from service.ops.postdeploy import postdeploy as steps
+
+        for line in steps(cfg):
+            typer.echo(line)
+        return
+    if problem := no_public_url(cfg):
+        typer.echo(f"lupus setup: {problem}", err=True)
+        raise typer.Exit(2)
     done = [check for channel in CHANNELS.values() for check in channel.setup(cfg, fresh=fresh)]
     if not done:
         typer.echo("no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)",

@@ -65,7 +65,8 @@ def public_address(cfg: Settings) -> list[Check]:
                       "reach (Telegram and Twilio need the app's public https address)")]
     if not url.startswith("https://"):
         return [Check("public address", FAIL, f"PUBLIC_URL is {url}: Telegram and Twilio call an https address. "
-                      "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself), or "
+                      "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself from the next "
+                      "deploy), or "
                       "heroku config:set PUBLIC_URL=$(heroku apps:info -s | sed -n 's/^web_url=//p' | sed 's:/$::')")]
     return [Check("public address", OK, f"PUBLIC_URL is {url}")]
 

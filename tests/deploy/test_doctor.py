@@ -18,6 +18,7 @@ import sqlalchemy.exc
 from sqlalchemy import text
 
 from service.ops.health import beat
+from service.ops.postdeploy import DONE
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
@@ -183,3 +184,27 @@ def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(deplo
         assert "ok   beat: 2 beats: one schedules, one stands by; last heartbeat" in done.stdout, done.stdout
     finally:
         stop(again, tmp_path / "beat.2.log")
+
+
+def test_postdeploy_does_not_fail_a_new_app_and_says_what_to_do_next(deployment: Deployment) -> None:
+    """app.json's postdeploy on a new app, whose address nobody could know yet: the checks, the two
+    commands that follow, exit 0 (a failed postdeploy fails the new app). Once the address is
+    known, the same step tells each platform where the app is."""
+    d = deployment
+
+    def run(*args: str, **given: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", "exec lupus setup " + " ".join(args)], cwd=ROOT,
+                              env=env(**{**d.env, **given}), capture_output=True, text=True, timeout=180)
+
+    new = run("--postdeploy", PUBLIC_URL="")
+    assert new.returncode == 0, new.stdout + new.stderr
+    assert "FAIL public address: PUBLIC_URL is http://localhost:8000" in new.stdout, new.stdout
+    assert "heroku config:set -a <app> PUBLIC_URL=$(heroku apps:info -a <app> -s" in new.stdout, new.stdout
+    assert "  heroku run -a <app> lupus setup\n" in new.stdout and not d.telegram.webhook.get("url"), new.stdout
+    plain = run(PUBLIC_URL="")  # by hand, the same address unknown is a refusal
+    assert plain.returncode == 2 and plain.stderr.startswith("lupus setup: PUBLIC_URL is not set"), plain.stderr
+
+    known = run("--postdeploy")
+    assert known.returncode == 0, known.stdout + known.stderr
+    assert f"now posts updates to {d.public}/telegram/webhook" in known.stdout, known.stdout
+    assert known.stdout.splitlines()[-1] == DONE
