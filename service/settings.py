@@ -134,7 +134,7 @@ class Settings(BaseSettings):
     WEB_CONCURRENCY: int = 1
     """Web processes on one machine or dyno (uvicorn's --workers; Heroku's buildpack sets it)."""
     WORKER_CONCURRENCY: int = 2
-    """Worker processes on one machine or dyno (the Procfile's --concurrency)."""
+    """Worker pool processes on one machine or dyno (Celery's worker_concurrency, set by ``worker.app``)."""
     WEB_DB_CONNECTIONS: int = 24
     """Database connections one web machine or dyno may hold, shared by its WEB_CONCURRENCY
     processes: see the runbook's connection budget before raising WEB_CONCURRENCY."""

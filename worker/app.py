@@ -36,6 +36,9 @@ def build(settings: Any = None) -> Any:
     cfg = settings or runtime.settings()
     # The embedded broker's folder is made by a process that starts on it (_refuse_or_start), not here.
     celery = make_celery(cfg.REDIS_URL or None, include=["worker.tasks"], make=False)
+    # From the settings, not the command line: the Procfile's and fly.toml's lines stay the same
+    # (Fly runs a process's command without a shell to expand ${WORKER_CONCURRENCY}).
+    celery.conf.worker_concurrency = cfg.WORKER_CONCURRENCY
 
     def every(seconds: float, task: str) -> dict[str, Any]:
         # A sweep nobody ran for a minute is dropped (workers down, a backlog): the next one does
