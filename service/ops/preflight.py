@@ -130,7 +130,7 @@ def in_use_elsewhere(settings: Settings, role: str) -> str | None:
         with Session(db) as s:
             others = [p for p in live_processes(s, settings, utcnow()) if p.role in CARRIERS]
             for name in missing:
-                uses = [f"the {p.role} {p.name} carries it" for p in others if name in (p.channels or ())]
+                uses = [f"{p.name} carries it" for p in others if name in (p.channels or ())]
                 players = _players(s, name)
                 if players:
                     uses.append(f"{players} player(s) on it in games not over")

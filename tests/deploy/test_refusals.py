@@ -138,7 +138,7 @@ def telegram_in_use(pg: str, *, web: bool = False, players: int = 0) -> Iterator
 def test_a_worker_without_the_channel_a_live_web_carries_is_refused(pg: str, broker: str, tmp_path: Path) -> None:
     with telegram_in_use(pg, web=True):
         line = refused(start("worker", tmp_path, DATABASE_URL=pg, REDIS_URL=broker), "worker")
-    assert line == ("lupus worker: telegram is in use (the web web lupus-web-1:7 carries it) but TELEGRAM_BOT_TOKEN "
+    assert line == ("lupus worker: telegram is in use (web lupus-web-1:7 carries it) but TELEGRAM_BOT_TOKEN "
                     "and TELEGRAM_WEBHOOK_SECRET are not set here: this worker would leave its players' texts unsent")
 
 
