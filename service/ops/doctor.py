@@ -187,10 +187,10 @@ def connections(cfg: Settings) -> list[Check]:
     finally:
         db.dispose()
     allowed = min(server, role) if role >= 0 else server
-    # One web and one worker machine, beat's and the worker's heartbeats, and two one-off commands.
-    budget = cfg.WEB_DB_CONNECTIONS + cfg.WORKER_DB_CONNECTIONS + 4
+    # One web and one worker machine, the web's, the worker's and beat's heartbeats, two one-off commands.
+    budget = cfg.WEB_DB_CONNECTIONS + cfg.WORKER_DB_CONNECTIONS + 5
     says = (f"one web and one worker machine may open {budget} (WEB_DB_CONNECTIONS {cfg.WEB_DB_CONNECTIONS} + "
-            f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 4), the database allows {allowed}")
+            f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 5), the database allows {allowed}")
     if budget > allowed:
         return [Check("connections", FAIL, says + ": lower them (the runbook's table has the figures per plan)")]
     return [Check("connections", OK, says + "; each more machine adds its own")]

@@ -1,6 +1,6 @@
 """`lupus` reads like the tools operators know: click's plain help, each paragraph flowed to the
 terminal rather than broken where the docstring was, no type tags beside flags or arguments, a
-`--version`, and every command's exit status in its own help."""
+`--version`, and every command's exit status in its own help and in the runbook."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from service.cli import app
 from service.settings import get_settings
+
+from .procfile import ROOT
 
 TAG = re.compile(r"<(int|str|bool|path|file|float|text|integer)>|\b(INTEGER|TEXT|BOOLEAN|PATH)\b")
 
@@ -71,3 +73,11 @@ def test_version() -> None:
     done = CliRunner().invoke(app, ["--version"])
     assert done.exit_code == 0 and done.output == f"lupus {version('lupus-by-message')}\n", done.output
 
+
+
+def test_the_runbook_gives_every_command_s_exit_status() -> None:
+    runbook = (ROOT / "deploy" / "README.md").read_text()
+    table = runbook.split("### Exit status", 1)[1].split("\n## ", 1)[0]
+    assert "worker, beat" in table
+    for words in commands():
+        assert f"`lupus {' '.join(words)}`" in table, words
