@@ -112,6 +112,11 @@ class Credentials:
     def half(self) -> bool:
         return bool(self.given) and bool(self.missing)
 
+    @property
+    def off(self) -> str | None:
+        """Why the channel is off, or None: it is on."""
+        return " and ".join(self.missing) + " not set" if self.missing else None
+
 
 def credentials(settings: Settings, *needs: str) -> Credentials:
     """What ``settings`` give of ``needs``, each a setting's name or ``"A or B"`` (either will do)."""

@@ -92,14 +92,12 @@ class Sms:
         return credentials(settings, *NEEDS)
 
     def webhook_off(self, settings: Settings) -> str | None:
-        from service.channels.sms import webhook  # FastAPI: only where the routes are served
-
-        return webhook.off(settings)
+        return self.credentials(settings).off
 
     def webhook(self, hub: Hub) -> Webhook | None:
         from service.channels.sms.webhook import SmsWebhook
 
-        return SmsWebhook(hub)
+        return SmsWebhook(hub, self.webhook_off)
 
     def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
         from service.channels.sms import setup  # Twilio's SDK: only where the operator asks

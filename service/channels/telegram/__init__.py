@@ -72,14 +72,12 @@ class Telegram(Plain):
         return credentials(settings, *NEEDS)
 
     def webhook_off(self, settings: Settings) -> str | None:
-        from service.channels.telegram import webhook  # FastAPI: only where the routes are served
-
-        return webhook.off(settings)
+        return self.credentials(settings).off
 
     def webhook(self, hub: Hub) -> Webhook | None:
         from service.channels.telegram.webhook import TelegramWebhook
 
-        return TelegramWebhook(hub, self.name)
+        return TelegramWebhook(hub, self.name, self.webhook_off)
 
     def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
         from service.channels.telegram import setup  # python-telegram-bot: only where the operator asks
