@@ -120,9 +120,11 @@ def start_heartbeat(settings: Settings, role: str) -> Heartbeats:
     of its own without a pool: a connection for a moment every few seconds, none held."""
     from sqlalchemy.pool import NullPool
 
-    from service.store.db import make_engine
+    from service.store.db import is_sqlite, make_engine
 
-    db = make_engine(settings.DATABASE_URL, poolclass=NullPool)
+    # A database that does not answer holds up a beat (or a clean stop's delete) 5 s, not for ever.
+    wait: dict[str, Any] = {} if is_sqlite(settings.DATABASE_URL) else {"connect_args": {"connect_timeout": 5}}
+    db = make_engine(settings.DATABASE_URL, poolclass=NullPool, **wait)
     heartbeats = Heartbeats(db, role, settings.HEARTBEAT_SECONDS, channels=carried(settings)).start()
     atexit.register(heartbeats.stop)
     return heartbeats

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, func, select
 from service.channels import CHANNELS
 from service.ops.health import CARRIERS, carried, live_processes
 from service.settings import Settings, redis_tls_options
+from service.store.db import is_sqlite, make_engine
 from service.store.models import Game, Identity, Seat, utcnow
 
 NOT_OVER = ("lobby", "running")
@@ -29,13 +30,14 @@ WOULD = {"web": "answer its players' messages 404", "worker": "leave its players
 
 def refusal(settings: Settings, role: str) -> str | None:
     """Why a ``role`` process (web, worker, beat) must not start with ``settings``, in one line, or None."""
+    server = not is_sqlite(settings.DATABASE_URL)  # a SQLite file is one machine's: nothing to reach or share
     why = configuration(settings, role)
-    if why is None and not settings.DATABASE_URL.startswith("sqlite"):
+    if why is None and server:
         why = waiting(settings.START_WAIT_SECONDS, lambda: database(settings))
     if why is None and settings.REDIS_URL:
         why = waiting(settings.START_WAIT_SECONDS, lambda: broker(settings))
-    if why is None and role in CARRIERS and not settings.DATABASE_URL.startswith("sqlite"):
-        why = in_use_elsewhere(settings, role)  # a SQLite file is one machine's: no deployment to share
+    if why is None and role in CARRIERS and server:
+        why = in_use_elsewhere(settings, role)
     return why
 
 
@@ -83,8 +85,6 @@ def waiting(seconds: float, check: Callable[[], str | None]) -> str | None:
 def database(settings: Settings) -> str | None:
     from sqlalchemy.pool import NullPool
 
-    from service.store.db import make_engine
-
     db = make_engine(settings.DATABASE_URL, poolclass=NullPool, connect_args={"connect_timeout": 10})
     try:
         with db.connect() as conn:
@@ -123,8 +123,6 @@ def in_use_elsewhere(settings: Settings, role: str) -> str | None:
     missing = [name for name, channel in CHANNELS.items() if not channel.credentials(settings).on]
     if not missing:
         return None
-    from service.store.db import make_engine
-
     db = make_engine(settings.DATABASE_URL)
     try:
         with Session(db) as s:
