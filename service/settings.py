@@ -10,7 +10,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import field_validator, model_validator
+from pydantic import PrivateAttr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DB = Path("var") / "lupus.db"
@@ -102,9 +102,20 @@ class Settings(BaseSettings):
     HEARTBEAT_STALE_SECONDS: float = 90.0
     """A worker or beat whose heartbeat is older than this is silent: /healthz answers 503. Longer
     than a restart takes (a deploy stops and starts them), short enough to page within minutes."""
-    OVERDUE_SWEEPS: int = 3
-    """A phase still open this many sweeps after a lost close would have been enqueued again
-    (CLOSE_RETRY_SECONDS) is overdue: /healthz answers 503."""
+    OVERDUE_SECONDS: float = 30.0
+    """A phase still open this long after its deadline is overdue: /healthz answers 503. A close
+    comes within a sweep or two (p99 3.7 s with 400 due in 30 s, bench/README.md), so this is
+    trouble, and a monitor polling every minute sees a close a minute late."""
+    TEXTS_LATE_SECONDS: float = 120.0
+    """A channel whose oldest unsent text is older than this is named in /healthz (503). A Telegram
+    text goes within seconds; an SMS number sends a segment a second, so a deployment whose dawns
+    queue more than ~100 segments on one number raises it (or sends through a Messaging Service)."""
+    START_WAIT_SECONDS: float = 20.0
+    """How long a process starting waits for its database and its broker to answer before it
+    refuses to start (one line, exit status 2): a deploy may start it while they restart."""
+    DB_POOL_RECYCLE_SECONDS: int = 300
+    """A pooled database connection is replaced after this long: under what a proxy or PgBouncer
+    on the way closes (Fly's proxy drains connections within 10 minutes), so none is found dead."""
     SENTRY_DSN: str | None = None
     """Errors of every process go to Sentry when set; nothing changes without it."""
     SENTRY_ENVIRONMENT: str = "production"
@@ -123,15 +134,19 @@ class Settings(BaseSettings):
     WEB_CONCURRENCY: int = 1
     """Web processes on one machine or dyno (uvicorn's --workers; Heroku's buildpack sets it)."""
     WORKER_CONCURRENCY: int = 2
-    """Worker processes on one machine or dyno (the Procfile's --concurrency)."""
+    """Worker pool processes on one machine or dyno (Celery's worker_concurrency, set by ``worker.app``)."""
     WEB_DB_CONNECTIONS: int = 24
     """Database connections one web machine or dyno may hold, shared by its WEB_CONCURRENCY
     processes: see the runbook's connection budget before raising WEB_CONCURRENCY."""
     WORKER_DB_CONNECTIONS: int = 10
     """Database connections one worker machine or dyno may hold, shared by its processes."""
 
+    _public_url_given: bool = PrivateAttr(default=False)
+
     @model_validator(mode="after")
     def _public_url(self) -> Settings:
+        self._public_url_given = bool(self.PUBLIC_URL.strip() or self.HEROKU_APP_DEFAULT_DOMAIN_NAME
+                                      or self.FLY_APP_NAME)
         if not self.PUBLIC_URL.strip():
             if self.HEROKU_APP_DEFAULT_DOMAIN_NAME:
                 self.PUBLIC_URL = f"https://{self.HEROKU_APP_DEFAULT_DOMAIN_NAME}"
@@ -141,6 +156,10 @@ class Settings(BaseSettings):
                 self.PUBLIC_URL = "http://localhost:8000"
         self.PUBLIC_URL = self.PUBLIC_URL.strip().rstrip("/")
         return self
+
+    def public_url_given(self) -> bool:
+        """PUBLIC_URL was set, or found from the platform's variables (not the local default)."""
+        return self._public_url_given
 
     def channels_configured(self) -> list[str]:
         """The channel credentials given: any of them makes this a deployment, not a sandbox."""
@@ -166,12 +185,12 @@ class Settings(BaseSettings):
     def db_pool(self, role: str) -> dict[str, int]:
         """SQLAlchemy pool options for one process of ``role`` (web or worker): the machine's budget
         (WEB_DB_CONNECTIONS, WORKER_DB_CONNECTIONS) shared by its processes, two thirds kept open
-        and a third opened only when needed."""
+        and a third opened only when needed, each replaced after DB_POOL_RECYCLE_SECONDS."""
         budget, processes = ((self.WEB_DB_CONNECTIONS, self.WEB_CONCURRENCY) if role == "web"
                              else (self.WORKER_DB_CONNECTIONS, self.WORKER_CONCURRENCY))
         each = max(2, budget // max(1, processes))
         kept = max(1, each * 2 // 3)
-        return {"pool_size": kept, "max_overflow": each - kept}
+        return {"pool_size": kept, "max_overflow": each - kept, "pool_recycle": self.DB_POOL_RECYCLE_SECONDS}
 
     @field_validator("DATABASE_URL")
     @classmethod

@@ -38,6 +38,7 @@ from service.game.app import AfterCommit, Service
 from service.ops import metrics
 from service.ops.health import liveness
 from service.ops.logging import configure as configure_logging
+from service.ops.preflight import configuration, reason
 from service.ops.reporting import init_sentry
 from service.settings import Settings, get_settings, redis_tls_options
 from service.store.db import is_sqlite, make_engine
@@ -168,8 +169,9 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
         """The deployment's health for an operator's monitor: 503 when the database or the broker does
-        not answer, the worker or beat is silent, or phases are overdue (``service.ops.health``; the
-        last two with a shared broker only, where they run as processes of their own)."""
+        not answer, the worker or beat is silent, phases are overdue, a channel is carried by one kind
+        of process and not another, or its texts wait too long (``service.ops.health``; all but the
+        first with a shared broker only, where the worker and beat run as processes of their own)."""
         out: dict[str, Any] = {"channels": channels(cfg)}
 
         def database() -> None:
@@ -194,8 +196,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
             try:
                 await run_in_threadpool(check)
                 out[name] = "ok"
-            except Exception as e:
-                ok, out[name] = False, f"unreachable: {type(e).__name__}"
+            except Exception as e:  # the driver's words: `database "x" does not exist`, a refused port
+                ok, out[name] = False, f"unreachable: {reason(getattr(e, 'orig', None) or e)}"
         problems: list[str] = [f"{name} {out[name]}" for name in ("database", "broker")
                                if str(out[name]).startswith("unreachable")]
         if out["database"] == "ok":
@@ -256,12 +258,14 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
 def deployment_app(handoff: Callable[[str], AfterCommit] | None = None) -> FastAPI:
     """What a web process serves, built from the environment: ``worker.web`` calls it with the
     worker's ``handoff`` (given the broker's URL, what enqueues each command's messages). A
-    deployment that cannot work (a channel without a shared broker or a server database) stops here
-    with one line saying what is missing. Building it reads the settings and makes the hand-off, and
-    connects to nothing: the service connects on the first command, the hand-off on the first
-    message, Telegram is asked for its username on the first update."""
+    deployment whose settings cannot work (``service.ops.preflight.configuration``: a channel without
+    a shared broker or a server database, half set up, without PUBLIC_URL) stops here with one line
+    saying what is wrong; ``lupus web`` has checked that and what it reaches before. Building it
+    reads the settings and makes the hand-off, and connects to nothing: the service connects on the
+    first command, the hand-off on the first message, Telegram is asked for its username on the
+    first update."""
     cfg = get_settings()
-    problem = cfg.deployment_problem()
+    problem = configuration(cfg, "web")
     if problem:
         import sys
 

@@ -10,9 +10,10 @@ The senders are made once per worker process, when it starts (`worker_process_in
 pool, `worker_init`), and closed when it stops.
 
 What a real worker or beat process does at start, and the sandbox and tests running tasks in their
-own process do not: refuse a deployment that cannot work (``Settings.deployment_problem``: one line,
-exit status 2), report errors to Sentry (SENTRY_DSN), count in files for /metrics, and leave a
-heartbeat in the database every HEARTBEAT_SECONDS (``service.ops.health``).
+own process do not: refuse a deployment that cannot work (``service.ops.preflight``: one line, exit
+status 2, nothing left behind), report errors to Sentry (SENTRY_DSN), count in files for /metrics,
+and leave a heartbeat in the database every HEARTBEAT_SECONDS, deleted when it stops cleanly
+(``service.ops.health``).
 """
 
 from __future__ import annotations
@@ -26,14 +27,18 @@ from celery.signals import setup_logging
 
 from service.ops.logging import configure
 from worker import runtime
-from worker.celery_app import make_celery
+from worker.celery_app import embedded_broker_url, make_celery
 
 log = structlog.get_logger("lupus.worker")
 
 
 def build(settings: Any = None) -> Any:
     cfg = settings or runtime.settings()
-    celery = make_celery(cfg.REDIS_URL or None, include=["worker.tasks"])
+    # The embedded broker's folder is made by a process that starts on it (_refuse_or_start), not here.
+    celery = make_celery(cfg.REDIS_URL or None, include=["worker.tasks"], make=False)
+    # From the settings, not the command line: the Procfile's and fly.toml's lines stay the same
+    # (Fly runs a process's command without a shell to expand ${WORKER_CONCURRENCY}).
+    celery.conf.worker_concurrency = cfg.WORKER_CONCURRENCY
 
     def every(seconds: float, task: str) -> dict[str, Any]:
         # A sweep nobody ran for a minute is dropped (workers down, a backlog): the next one does
@@ -60,11 +65,15 @@ _heartbeats: list[Any] = []
 
 def _refuse_or_start(role: str) -> None:
     """The start of a real `worker` or `beat` process (see the module docstring)."""
+    from service.ops.preflight import refusal
+
     cfg = runtime.settings()
-    problem = cfg.deployment_problem()
+    problem = refusal(cfg, role)
     if problem:
         print(f"lupus {role}: {problem}", file=sys.stderr, flush=True)
         raise SystemExit(2)  # not an Exception: Celery's signal dispatch lets it through, and stops
+    if not cfg.REDIS_URL:
+        embedded_broker_url()  # its folder, now that this process runs on it
     from service.ops import metrics
     from service.ops.reporting import init_sentry
 
@@ -78,15 +87,9 @@ def _refuse_or_start(role: str) -> None:
 
 
 def _heartbeat(role: str) -> None:
-    from service.ops.health import Heartbeats
-    from service.store.db import make_engine
+    from service.ops.health import start_heartbeat
 
-    cfg = runtime.settings()
-    # Its own engine without a pool: a connection for a moment every few seconds, none held.
-    from sqlalchemy.pool import NullPool
-
-    db = make_engine(cfg.DATABASE_URL, poolclass=NullPool)
-    _heartbeats.append(Heartbeats(db, role, cfg.HEARTBEAT_SECONDS).start())
+    _heartbeats.append(start_heartbeat(runtime.settings(), role))  # deleted at a clean stop
 
 
 @signals.worker_init.connect

@@ -47,15 +47,18 @@ BEAT_TASKS = ("lupus.sweep_deadlines", "lupus.sweep_outbox", "lupus.reminders")
 TASK_MODULES: list[str] = []  # the worker's task modules, added as they are written
 
 
-def embedded_broker_url(data_dir: Path | str = "var") -> str:
-    """The no-server broker: a SQLite file under `data_dir` (made if missing)."""
+def embedded_broker_url(data_dir: Path | str = "var", make: bool = True) -> str:
+    """The no-server broker: a SQLite file under `data_dir` (made if missing, unless `make` is False:
+    a process that may yet refuse to start leaves nothing behind)."""
     path = Path(data_dir).resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    if make:
+        path.mkdir(parents=True, exist_ok=True)
     return f"sqla+sqlite:///{path / 'celery.db'}"
 
 
 def broker_settings(
-    broker_url: str | None, *, data_dir: Path | str = "var", visibility_timeout: float = VISIBILITY_TIMEOUT
+    broker_url: str | None, *, data_dir: Path | str = "var", visibility_timeout: float = VISIBILITY_TIMEOUT,
+    make: bool = True,
 ) -> dict[str, Any]:
     """The configuration that depends on the broker."""
     if broker_url:
@@ -71,7 +74,7 @@ def broker_settings(
     # set. It polls once a second, and a message taken by a worker that then dies hard is not
     # delivered again (it has no visibility timeout): fine for trying the bot on one machine, and
     # harmless as long as beat re-sweeps what is due (deadlines, pending outbox rows) from the database.
-    return {"broker_url": embedded_broker_url(data_dir)}
+    return {"broker_url": embedded_broker_url(data_dir, make)}
 
 
 def make_celery(
@@ -82,12 +85,14 @@ def make_celery(
     include: list[str] | None = None,
     name: str = "lupus",
     visibility_timeout: float = VISIBILITY_TIMEOUT,
+    make: bool = True,
 ) -> Celery:
-    """The app. `broker_url` is REDIS_URL or None (embedded SQLite). Results are not kept unless a
-    `result_backend` is given: tasks report through the database, not through Celery."""
+    """The app. `broker_url` is REDIS_URL or None (embedded SQLite, its folder made unless `make` is
+    False). Results are not kept unless a `result_backend` is given: tasks report through the
+    database, not through Celery."""
     app = Celery(name, task_cls=BaseTask, include=include if include is not None else TASK_MODULES)
     app.conf.update(
-        **broker_settings(broker_url, data_dir=data_dir, visibility_timeout=visibility_timeout),
+        **broker_settings(broker_url, data_dir=data_dir, visibility_timeout=visibility_timeout, make=make),
         result_backend=result_backend,
         task_ignore_result=result_backend is None,
         task_serializer="json",

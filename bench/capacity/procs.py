@@ -92,7 +92,7 @@ def base_env(url: str, redis_url: str, token: str, secret: str, tg_url: str, swe
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_", "SENTRY_"))}
     env.update(DATABASE_URL=url, REDIS_URL=redis_url, TELEGRAM_BOT_TOKEN=token, TELEGRAM_WEBHOOK_SECRET=secret,
                TELEGRAM_API_URL=f"{tg_url}/bot", SWEEP_SECONDS=str(sweep), WEB_CONCURRENCY="1",
-               WORKER_CONCURRENCY="1", PYTHONPATH=str(ROOT))
+               WORKER_CONCURRENCY="1", PYTHONPATH=str(ROOT), PUBLIC_URL="http://127.0.0.1:9")
     return env
 
 

@@ -104,7 +104,7 @@ def play(url: str, redis_url: str, games: int, players: int, parallel: int, work
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_"))}
     env.update(DATABASE_URL=url, REDIS_URL=redis_url, TELEGRAM_BOT_TOKEN=TOKEN,
                TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL=f"http://127.0.0.1:{fake_port}/bot",
-               TELEGRAM_PER_SECOND="1000")
+               TELEGRAM_PER_SECOND="1000", PUBLIC_URL="http://127.0.0.1:9")
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "TELEGRAM_BOT_TOKEN",
                                            "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_API_URL", "TELEGRAM_PER_SECOND")})
     celery_cmd = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-P", "prefork", "-c", str(workers),

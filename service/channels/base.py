@@ -96,6 +96,41 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Credentials:
+    """The settings a channel needs to work, as one process has them (``Channel.credentials``):
+    ``given``, those set; ``missing``, those it needs and lacks. A channel none of whose settings is
+    given is off; one with all of them is on; one with some is half set up, which cannot work."""
+
+    given: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+    @property
+    def on(self) -> bool:
+        return bool(self.given) and not self.missing
+
+    @property
+    def half(self) -> bool:
+        return bool(self.given) and bool(self.missing)
+
+    @property
+    def off(self) -> str | None:
+        """Why the channel is off, or None: it is on."""
+        return " and ".join(self.missing) + " not set" if self.missing else None
+
+
+def credentials(settings: Settings, *needs: str) -> Credentials:
+    """What ``settings`` give of ``needs``, each a setting's name or ``"A or B"`` (either will do)."""
+    given: list[str] = []
+    missing: list[str] = []
+    for need in needs:
+        found = [name for name in need.split(" or ") if getattr(settings, name)]
+        given += found
+        if not found:
+            missing.append(need)
+    return Credentials(tuple(given), tuple(missing))
+
+
+@dataclass(frozen=True)
 class Outbound:
     """What a deployment's settings make of one channel's sending (``Channel.outbound``): its sender,
     and whose channel-wide rate budget its sends spend (``budget``: the bot, the sender number; two
@@ -225,6 +260,12 @@ class Channel(Protocol):
         Called once per process: the sender holds the process's connections."""
         ...
 
+    def credentials(self, settings: Settings) -> Credentials:
+        """The settings it needs to work both ways (take players' messages, send them texts), as
+        ``settings`` give them: what a process refuses to start half set up, and what its heartbeat
+        says it carries (``service.ops.preflight``)."""
+        ...
+
     def webhook_off(self, settings: Settings) -> str | None:
         """Why its webhook takes nothing as ``settings`` configure it (its routes answer 404), or
         None: it is on. ``/healthz`` says it for every registered channel."""
@@ -303,6 +344,9 @@ class Plain:
 
     def outbound(self, settings: Settings) -> Outbound:
         return Outbound(None, off=f"{self.name} has no sender of its own")
+
+    def credentials(self, settings: Settings) -> Credentials:
+        return Credentials()  # nothing to set: never half set up, never carried by a process's settings
 
     def webhook_off(self, settings: Settings) -> str | None:
         return None

@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from service.channels import CHANNELS
 from service.channels.base import FAIL, OK, SKIP, Check
+from service.ops.preflight import reason
 from service.settings import Settings, redis_tls_options
 
 __all__ = ["FAIL", "OK", "SKIP", "Check", "run"]
@@ -39,7 +40,9 @@ def run(settings: Settings, setup: bool = False) -> list[Check]:
 
 
 def configuration(cfg: Settings) -> list[Check]:
-    problem = cfg.deployment_problem()
+    from service.ops.preflight import half_set_up
+
+    problem = cfg.deployment_problem() or half_set_up(cfg)  # PUBLIC_URL: the public address's check
     if problem:
         return [Check("configuration", FAIL, problem)]
     given = cfg.channels_configured()
@@ -62,7 +65,8 @@ def public_address(cfg: Settings) -> list[Check]:
                       "reach (Telegram and Twilio need the app's public https address)")]
     if not url.startswith("https://"):
         return [Check("public address", FAIL, f"PUBLIC_URL is {url}: Telegram and Twilio call an https address. "
-                      "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself), or "
+                      "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself from the next "
+                      "deploy), or "
                       "heroku config:set PUBLIC_URL=$(heroku apps:info -s | sed -n 's/^web_url=//p' | sed 's:/$::')")]
     return [Check("public address", OK, f"PUBLIC_URL is {url}")]
 
@@ -98,7 +102,8 @@ def database(cfg: Settings) -> list[Check]:
         with db.connect() as conn:
             current = set(MigrationContext.configure(conn).get_current_heads())
     except Exception as e:
-        return [Check("database", FAIL, f"cannot connect ({type(e).__name__}): is DATABASE_URL right?")]
+        return [Check("database", FAIL, f"cannot connect ({reason(getattr(e, 'orig', None) or e)}): is DATABASE_URL "
+                      "right?")]
     finally:
         db.dispose()
     heads = set(ScriptDirectory.from_config(alembic_config(cfg.DATABASE_URL)).get_heads())
@@ -121,14 +126,14 @@ def broker(cfg: Settings) -> list[Check]:
         client.ping()
         queued = client.llen("lupus")
     except redis.RedisError as e:
-        return [Check("broker", FAIL, f"REDIS_URL does not answer ({type(e).__name__})")]
+        return [Check("broker", FAIL, f"REDIS_URL does not answer ({reason(e)})")]
     finally:
         client.close()
     return [Check("broker", OK, f"shared (REDIS_URL) and reachable, {queued} task(s) queued")]
 
 
 def liveness(cfg: Settings) -> list[Check]:
-    from service.ops.health import ROLES
+    from service.ops.health import NO_HEARTBEAT, ROLES
     from service.ops.health import liveness as read
     from service.store.db import make_engine
 
@@ -141,14 +146,17 @@ def liveness(cfg: Settings) -> list[Check]:
     for role in ROLES:
         age = live.age(role)
         if live.silent(role):
-            seen = "never seen" if age is None else f"last seen {age:.0f} s ago"
+            seen = NO_HEARTBEAT if age is None else f"last seen {age:.0f} s ago"
             out.append(Check(role, FAIL, f"silent ({seen}): without a {role} phases do not close. Is the "
-                             f"`{role}` process scaled to {'exactly ' if role == 'beat' else ''}1? "
-                             f"(heroku ps:scale {role}=1; fly scale count {role}=1)"))
+                             f"`{role}` process scaled to 1? (heroku ps:scale {role}=1; fly scale count {role}=1)"))
         else:
-            out.append(Check(role, OK, f"{live.alive[role]} process(es), last heartbeat {age:.0f} s ago"))
-    if live.alive.get("beat", 0) > 1:
-        out.append(Check("beat", FAIL, f"{live.alive['beat']} beats are running: run exactly one"))
+            out.append(Check(role, OK, f"{counted(role, live.alive[role])} last heartbeat {age:.0f} s ago"))
+    webs = live.alive.get("web", 0)
+    out.append(Check("web", OK, f"{webs} process(es) with a heartbeat") if webs else
+               Check("web", SKIP, "no web heartbeat (a web of an older version, or none running: see public address)"))
+    uneven = live.channel_problems()
+    out += [Check("channels", FAIL, problem) for problem in uneven] or [
+        Check("channels", OK, "each live web and worker carries the same channels, and no channel's texts wait long")]
     out.append(Check("deadlines", FAIL if live.overdue else OK,
                      f"{live.overdue} phase(s) overdue by more than {live.overdue_after:.0f} s"
                      if live.overdue else "no phase is overdue"))
@@ -156,6 +164,13 @@ def liveness(cfg: Settings) -> list[Check]:
               else f"the oldest unsent text waits {live.oldest_unsent:.0f} s")
     out.append(Check("outbox", OK, f"{unsent}; {live.failed_last_hour} send(s) given up in the last hour"))
     return out
+
+
+def counted(role: str, alive: int) -> str:
+    """Live processes of ``role``: several beats take turns, one schedules while the others stand by."""
+    if role == "beat" and alive > 1:
+        return f"{alive} beats: one schedules, {'one stands' if alive == 2 else f'{alive - 1} stand'} by;"
+    return f"{alive} process(es),"
 
 
 def connections(cfg: Settings) -> list[Check]:
@@ -172,10 +187,10 @@ def connections(cfg: Settings) -> list[Check]:
     finally:
         db.dispose()
     allowed = min(server, role) if role >= 0 else server
-    # One web and one worker machine, beat's and the worker's heartbeats, and two one-off commands.
-    budget = cfg.WEB_DB_CONNECTIONS + cfg.WORKER_DB_CONNECTIONS + 4
+    # One web and one worker machine, the web's, the worker's and beat's heartbeats, two one-off commands.
+    budget = cfg.WEB_DB_CONNECTIONS + cfg.WORKER_DB_CONNECTIONS + 5
     says = (f"one web and one worker machine may open {budget} (WEB_DB_CONNECTIONS {cfg.WEB_DB_CONNECTIONS} + "
-            f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 4), the database allows {allowed}")
+            f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 5), the database allows {allowed}")
     if budget > allowed:
         return [Check("connections", FAIL, says + ": lower them (the runbook's table has the figures per plan)")]
     return [Check("connections", OK, says + "; each more machine adds its own")]

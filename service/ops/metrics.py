@@ -177,7 +177,7 @@ class _Database:
         yield GaugeMetricFamily("lupus_failed_sends_last_hour", "Outbox rows given up in the last hour.",
                                 value=live.failed_last_hour)
         hb = GaugeMetricFamily("lupus_heartbeat_age_seconds", "Seconds since the newest heartbeat, by role "
-                               "(absent: never seen).", labels=["role"])
+                               "(absent: none running).", labels=["role"])
         for role in LIVE:
             age = live.age(role)
             if age is not None:

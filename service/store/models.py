@@ -218,17 +218,21 @@ class Volunteer(SQLModel, table=True):
 
 
 class Heartbeat(SQLModel, table=True):
-    """The last sign of life of one worker or beat process, written every HEARTBEAT_SECONDS, so that
-    the web process (on another machine) can tell whether deadlines are being swept and closed."""
+    """The last sign of life of one web, worker or beat process, written every HEARTBEAT_SECONDS, so
+    that the web process (on another machine) can tell whether deadlines are being swept and closed,
+    and which channels each process carries. A process that stops cleanly deletes its row."""
 
     __tablename__ = "heartbeats"
 
     name: str = Field(primary_key=True, max_length=160)
     """The process: its host and pid."""
     role: str = Field(max_length=16, index=True)
-    """worker or beat."""
+    """web, worker or beat."""
     started_at: datetime = Field(default_factory=utcnow)
     seen_at: datetime = Field(default_factory=utcnow)
+    channels: str | None = Field(default=None, max_length=160)
+    """The channels it carries, by name, comma-separated ("telegram,sms"; "" for none; None: written
+    before processes said so)."""
 
 
 ALL_MODELS = (Identity, Game, Seat, GameEvent, Inbound, Outbox, PhaseMark, Absence, Volunteer, Heartbeat)

@@ -11,11 +11,14 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import sqlalchemy.exc
+from sqlalchemy import text
 
 from service.ops.health import beat
+from service.ops.postdeploy import DONE
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
 from service.sandbox.server import ServerThread
@@ -25,8 +28,9 @@ from service.store.models import utcnow
 from service.web import create_app
 from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 
-from .procfile import ROOT
-from .test_processes import env
+from .procfile import ROOT, procfile
+from .test_operating import until
+from .test_processes import env, start, stop
 
 TOKEN = "123456:TEST-token_doctor"
 NUMBER = "+15005550006"
@@ -44,14 +48,28 @@ class Deployment:
         return subprocess.run(["bash", "-c", "exec lupus doctor " + " ".join(args)], cwd=ROOT,
                               env=env(**self.env), capture_output=True, text=True, timeout=180)
 
-    def heartbeats(self, age: float = 0.0) -> None:
+    def heartbeats(self, age: float = 0.0, roles: tuple[str, ...] = ("worker", "beat"), n: int = 1) -> None:
         db = make_engine(self.db_url)
         try:
             now = utcnow()
-            for role in ("worker", "beat"):
-                beat(db, role, f"{role} test:1", now, now - timedelta(seconds=age))
+            for role in roles:
+                beat(db, role, f"{role} test:{n}", now, now - timedelta(seconds=age), ("telegram", "sms"))
         finally:
             db.dispose()
+
+    def beats(self) -> list[str]:
+        db = make_engine(self.db_url)
+        try:
+            with db.connect() as c:
+                return list(c.execute(text("select name from heartbeats where role = 'beat'")).scalars())
+        finally:
+            db.dispose()
+
+    def setup(self) -> None:
+        """The runbook's step: each channel's platform told where the app is."""
+        done = subprocess.run(["bash", "-c", "exec lupus setup"], cwd=ROOT, env=env(**self.env),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture
@@ -135,3 +153,58 @@ def test_doctor_setup_is_what_a_postdeploy_step_can_check(deployment: Deployment
     done = subprocess.run(["bash", "-c", "exec lupus doctor --setup"], cwd=ROOT, env=env(**dyno),
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0 and "https://my-lupus-1234567890ab.herokuapp.com" in done.stdout, done.stdout
+
+
+def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(deployment: Deployment,
+                                                                            tmp_path: Path) -> None:
+    """Every deploy restarts beat: the one stopped cleanly takes its heartbeat with it, so doctor
+    counts the one running. A second beat (one schedules, the other stands by) is not a fault."""
+    d = deployment
+    d.setup()
+    d.heartbeats(roles=("worker",))
+    command = procfile()["beat"].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))
+
+    def beat_up(log: Path) -> subprocess.Popen[bytes]:
+        proc = start(command, ROOT, log, **d.env, HEARTBEAT_SECONDS="0.5")
+        until(lambda: len(d.beats()) == 1, 120, lambda: log.read_text(errors="replace")[-3000:])
+        return proc
+
+    first = beat_up(tmp_path / "beat.1.log")
+    assert stop(first, tmp_path / "beat.1.log") == 0
+    assert d.beats() == [], "a beat stopped cleanly left its heartbeat behind"
+    again = beat_up(tmp_path / "beat.2.log")
+    try:
+        done = d.doctor()
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "ok   beat: 1 process(es), last heartbeat" in done.stdout, done.stdout
+
+        d.heartbeats(roles=("beat",), n=2)  # a standby beat
+        done = d.doctor()
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "ok   beat: 2 beats: one schedules, one stands by; last heartbeat" in done.stdout, done.stdout
+    finally:
+        stop(again, tmp_path / "beat.2.log")
+
+
+def test_postdeploy_does_not_fail_a_new_app_and_says_what_to_do_next(deployment: Deployment) -> None:
+    """app.json's postdeploy on a new app, whose address nobody could know yet: the checks, the two
+    commands that follow, exit 0 (a failed postdeploy fails the new app). Once the address is
+    known, the same step tells each platform where the app is."""
+    d = deployment
+
+    def run(*args: str, **given: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", "exec lupus setup " + " ".join(args)], cwd=ROOT,
+                              env=env(**{**d.env, **given}), capture_output=True, text=True, timeout=180)
+
+    new = run("--postdeploy", PUBLIC_URL="")
+    assert new.returncode == 0, new.stdout + new.stderr
+    assert "FAIL public address: PUBLIC_URL is http://localhost:8000" in new.stdout, new.stdout
+    assert "heroku config:set -a <app> PUBLIC_URL=$(heroku apps:info -a <app> -s" in new.stdout, new.stdout
+    assert "  heroku run -a <app> lupus setup\n" in new.stdout and not d.telegram.webhook.get("url"), new.stdout
+    plain = run(PUBLIC_URL="")  # by hand, the same address unknown is a refusal
+    assert plain.returncode == 2 and plain.stderr.startswith("lupus setup: PUBLIC_URL is not set"), plain.stderr
+
+    known = run("--postdeploy")
+    assert known.returncode == 0, known.stdout + known.stderr
+    assert f"now posts updates to {d.public}/telegram/webhook" in known.stdout, known.stdout
+    assert known.stdout.splitlines()[-1] == DONE

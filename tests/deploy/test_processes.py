@@ -156,7 +156,7 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
     command = procfile()[name].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))
     log = tmp_path / f"{name}.log"
     broker = tmp_path / "var" / "celery.db"  # the embedded broker, made where it ran
-    proc = start(command, tmp_path, log, DATABASE_URL=sqlite_url)
+    proc = start(command, tmp_path, log, DATABASE_URL=sqlite_url, WORKER_CONCURRENCY="1")
     try:
         wait_for(log, proc, ready)
         # Beat logs "Sending due task" before it connects to the broker to send it: on a slow
@@ -168,6 +168,8 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
         code = stop(proc, log)
     assert code == 0, log.read_text(errors="replace")[-3000:]
     assert broker.exists(), log.read_text(errors="replace")[-3000:]
+    if name == "worker":  # WORKER_CONCURRENCY, read by the app: the Procfile's line names no number
+        assert "concurrency: 1 (prefork)" in log.read_text(errors="replace"), log.read_text(errors="replace")[:3000]
     # Celery's own log lines come out structured too (its banner and warnings are printed, not logged).
     assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines()
                if line.startswith("{")), log.read_text(errors="replace")[-3000:]

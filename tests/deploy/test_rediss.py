@@ -17,7 +17,7 @@ import httpx
 import pytest
 import redis
 
-from service.cli import broker_depth
+from service.ops.queue import broker_depth
 from service.sandbox.server import ServerThread
 from service.settings import Settings, get_settings
 from service.web import create_app

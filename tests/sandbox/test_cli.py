@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from service.cli import app, broker_depth
+from service.cli import app
+from service.ops.queue import broker_depth
 from service.settings import get_settings
 from tests.databases import no_redis, redis_url
 

@@ -167,6 +167,8 @@ def _env(tmp: Path, db: Engine, redis_url: str, fake: FakeTelegram) -> dict[str,
     return {**os.environ, "LUPUS_TEST_CLOCK": str(tmp / "clock"),
             "DATABASE_URL": db.url.render_as_string(hide_password=False), "REDIS_URL": redis_url,
             "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_URL": fake.url,  # type: ignore[attr-defined]
+            # A whole channel and where the app would be: a worker refuses to start without them.
+            "TELEGRAM_WEBHOOK_SECRET": "worker-test-secret", "PUBLIC_URL": "http://127.0.0.1:9",
             "SWEEP_SECONDS": "0.5", "OUTBOX_SWEEP_SECONDS": "1", "REMINDER_SWEEP_SECONDS": "1",
             # A close lost with a killed worker is enqueued again after 10 s instead of a minute.
             "CLOSE_RETRY_SECONDS": "10",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Check, Hub, Notice, Outbound, Webhook
+from service.channels.base import Buttons, Check, Credentials, Hub, Notice, Outbound, Webhook, credentials
 from service.channels.sms import gsm7, presentation
 from service.channels.sms.routes import STATUS_PATH
 from service.delivery.limiter import Rate, Rule
@@ -21,6 +21,8 @@ MERGED = f"{NAME}.merged"
 """The key of one text that carries what a command wrote to one SMS reader (the parts stay in the
 outbox, ``merged``, under their own keys: ``Ctx.merge_texts``)."""
 TWILIO_MAX = 1600  # characters; over it Twilio refuses the message (error 21617)
+NEEDS = ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
+"""The account, its token (which also signs every webhook call) and whom the texts come from."""
 
 
 class Sms:
@@ -74,9 +76,7 @@ class Sms:
     def outbound(self, settings: Settings) -> Outbound:
         """A sender for the Twilio account, from its number or its messaging service (whose budget
         the sends spend), its delivery reports posted to ``PUBLIC_URL``'s status route."""
-        missing = [name for name in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, name)]
-        if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
-            missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
+        missing = self.credentials(settings).missing
         if missing:
             return Outbound(None, off=" and ".join(missing) + (" is" if len(missing) == 1 else " are") + " not set")
         from service.channels.sms.sender import TwilioSender  # Twilio's SDK: where one sends
@@ -88,15 +88,16 @@ class Sms:
                               api_url=settings.TWILIO_API_URL, status_callback=callback)
         return Outbound(sender, sender.sender_id)
 
-    def webhook_off(self, settings: Settings) -> str | None:
-        from service.channels.sms import webhook  # FastAPI: only where the routes are served
+    def credentials(self, settings: Settings) -> Credentials:
+        return credentials(settings, *NEEDS)
 
-        return webhook.off(settings)
+    def webhook_off(self, settings: Settings) -> str | None:
+        return self.credentials(settings).off
 
     def webhook(self, hub: Hub) -> Webhook | None:
         from service.channels.sms.webhook import SmsWebhook
 
-        return SmsWebhook(hub)
+        return SmsWebhook(hub, self.webhook_off)
 
     def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
         from service.channels.sms import setup  # Twilio's SDK: only where the operator asks

@@ -15,6 +15,8 @@ from service.channels.sms.routes import PATH, STATUS_PATH
 from service.channels.webhooks import ERRORS, STR, parse_form, read_body
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from service.channels.base import Hub
     from service.settings import Settings
 
@@ -43,21 +45,15 @@ TWILIO_STATUS: dict[str, Any] = {
 """What the routes take, as OpenAPI says it (``service.channels.webhooks``)."""
 
 
-def off(settings: Settings) -> str | None:
-    """Why the routes take nothing as configured (they answer 404), or None."""
-    missing = [n for n in ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN") if not getattr(settings, n)]
-    if not (settings.TWILIO_FROM_NUMBER or settings.TWILIO_MESSAGING_SERVICE_SID):
-        missing.append("TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID")
-    return " and ".join(missing) + " not set" if missing else None
-
-
 class SmsWebhook:
     """The routes. Only the incoming texts count as updates received (a report is not a message)."""
 
     updates = (PATH,)
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, off: Callable[[Settings], str | None]) -> None:
         self.hub = hub
+        self.off = off
+        """Why the routes take nothing as configured (they answer 404), or None (``Channel.webhook_off``)."""
         self.router = APIRouter()
         self.router.add_api_route(PATH, self.twilio_sms, methods=["POST"], openapi_extra=TWILIO_SMS)
         self.router.add_api_route(STATUS_PATH, self.twilio_status, methods=["POST"], openapi_extra=TWILIO_STATUS)
@@ -67,7 +63,7 @@ class SmsWebhook:
 
     async def form(self, request: Request) -> dict[str, str]:
         settings = self.hub.settings
-        if off(settings) is not None:
+        if self.off(settings) is not None:
             raise HTTPException(404, "SMS is off")
         form = parse_form(await read_body(request, "application/x-www-form-urlencoded"))
         # Signed over the URL Twilio called: rebuilt from PUBLIC_URL, with the query string as sent.

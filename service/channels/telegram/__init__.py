@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from service.channels.base import Buttons, Check, Hub, Outbound, Plain, Webhook
+from service.channels.base import Buttons, Check, Credentials, Hub, Outbound, Plain, Webhook, credentials
 from service.channels.telegram import presentation
 from service.delivery.limiter import Rate, Rule
 
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 NAME = "telegram"
 TELEGRAM_MAX = 4096
+NEEDS = ("TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET")
+"""The bot's token (to send, and to be the bot) and the secret Telegram sends with every update."""
 
 
 class Telegram(Plain):
@@ -66,15 +68,16 @@ class Telegram(Plain):
         sender = TelegramSender(settings.TELEGRAM_BOT_TOKEN, api_url=settings.TELEGRAM_API_URL)
         return Outbound(sender, sender.bot_id)
 
-    def webhook_off(self, settings: Settings) -> str | None:
-        from service.channels.telegram import webhook  # FastAPI: only where the routes are served
+    def credentials(self, settings: Settings) -> Credentials:
+        return credentials(settings, *NEEDS)
 
-        return webhook.off(settings)
+    def webhook_off(self, settings: Settings) -> str | None:
+        return self.credentials(settings).off
 
     def webhook(self, hub: Hub) -> Webhook | None:
         from service.channels.telegram.webhook import TelegramWebhook
 
-        return TelegramWebhook(hub, self.name)
+        return TelegramWebhook(hub, self.name, self.webhook_off)
 
     def setup(self, settings: Settings, *, fresh: bool = False) -> list[Check]:
         from service.channels.telegram import setup  # python-telegram-bot: only where the operator asks

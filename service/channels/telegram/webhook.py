@@ -21,6 +21,8 @@ from service.channels.telegram import inbound
 from service.channels.webhooks import ERRORS, INT, STR, read_body
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from service.channels.base import Hub
     from service.settings import Settings
 
@@ -56,21 +58,17 @@ class Named(Protocol):
     handles: dict[str, str]
 
 
-def off(settings: Settings) -> str | None:
-    """Why the webhook takes nothing as configured (it answers 404), or None."""
-    missing = [n for n in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET") if not getattr(settings, n)]
-    return " and ".join(missing) + " not set" if missing else None
-
-
 class TelegramWebhook:
     """The route, and the ``Application`` it asks for the bot's username (made on first need)."""
 
     updates = (PATH,)
 
-    def __init__(self, hub: Hub, name: str) -> None:
+    def __init__(self, hub: Hub, name: str, off: Callable[[Settings], str | None]) -> None:
         self.hub = hub
         self.name = name
         """The channel's registered name, under which the bot's username is kept (``Service.handles``)."""
+        self.off = off
+        """Why the route takes nothing as configured (it answers 404), or None (``Channel.webhook_off``)."""
         self._app: Any = None
         self._lock = asyncio.Lock()
         self._next_try = 0.0
@@ -112,7 +110,7 @@ class TelegramWebhook:
 
     async def telegram_webhook(self, request: Request) -> JSONResponse:
         settings = self.hub.settings
-        if off(settings) is not None:
+        if self.off(settings) is not None:
             raise HTTPException(404, "Telegram is off")
         if not inbound.authentic(request.headers.get("x-telegram-bot-api-secret-token", ""),
                                  settings.TELEGRAM_WEBHOOK_SECRET):
