@@ -59,10 +59,11 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
                            buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
     else:
-        if len(p.args) > 1:
+        word = houses.spaced(p.args, targets)  # "votar 4 izquierda" names the house 4:left
+        if word is None:
             return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
         try:
-            target = houses.typed(p.args[0], targets, room.names())
+            target = houses.typed(word, targets, room.names())
         except grammar.Ambiguous as e:
             options = render.alternatives([houses.label(o, ctx.lang) for o in e.options], ctx.lang)
             if all(houses.HOUSE.match(o) for o in e.options):  # a player's two houses: the rules' question

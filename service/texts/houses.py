@@ -58,6 +58,17 @@ def localize(value: Any, lang: str, sms: bool = False) -> Any:
     return value
 
 
+def spaced(args: Sequence[str], candidates: Sequence[str]) -> str | None:
+    """The one word a move names, from what was typed after its verb: a house may be typed with a
+    space where the lists show a colon (``4 izquierda``, ``ann dx``) when houses are the choices;
+    anything else in more than one word is None (a move names one choice)."""
+    if len(args) == 1:
+        return args[0]
+    if len(args) == 2 and side_typed(args[1]) and any(HOUSE.match(c) for c in candidates):
+        return f"{args[0]}:{args[1]}"
+    return None
+
+
 def typed(word: str, candidates: Sequence[str], seats: Sequence[str]) -> str:
     """What a player named, for a move whose choices are ``candidates`` (``grammar.resolve``), with
     the sides of a house read in any language. A seat or a name that stands for a player whose houses

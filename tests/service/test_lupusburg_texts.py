@@ -113,6 +113,19 @@ def test_nominations_by_seat_take_the_one_living_house_and_ask_between_two(h: Ha
     assert last(h, y) == f"Di qué casa: {y}:izquierda o {y}:derecha."
 
 
+def test_a_house_typed_with_a_space_for_its_colon_is_that_house(h: Harness) -> None:
+    # "votar 4 izquierda" and "privilegio 3 izq" were refused: "votar lleva un solo nombre."
+    state = table(h)
+    x, y = others(state)
+    to_day(h)
+    h.say(y, f"votar {state.players.index(x) + 1} izquierda")
+    assert lupusburg(h).votes[-1] == (y, f"{x}:left")
+    h.say("ann", f"privilegio {x} dcha")
+    assert lupusburg(h).privilege == (f"{x}:right", None)
+    h.say(y, f"votar {x} left right")  # three words name no house: the rule's one-name answer
+    assert last(h, y) == "votar lleva un solo nombre."
+
+
 def test_houses_are_shown_in_the_readers_language_and_typed_in_any(h: Harness) -> None:
     # Spanish showed "votar 1 Sofía:left/right" and refused "privilegio diego:izquierda".
     state = table(h)
