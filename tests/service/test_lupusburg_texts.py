@@ -254,7 +254,10 @@ def test_the_end_explains_each_score() -> None:
         "sofia 6: 2 personajes vivos 4, cofre 1, sello sin usar 1",
         "diego 0: el Hombre Lobo, linchado, 0",
         "oli 0: apuesta por sofia, que no era el Hombre Lobo, 0"])), text
+    # One player wins on points: "ganan los Habitantes ... Ganadores: Cat" named a side of one.
+    assert text.startswith("Fin de la partida: el Hombre Lobo ha muerto. Gana pam, con más puntos. "), text
     sms = render.game_over(GAME_OVER, "es", sms=True, name="pam")
+    assert sms.startswith("Ganaste. Se acabó: el Hombre Lobo ha muerto. Gana pam por puntos."), sms
     assert ("Puntos (personajes+cofre+sello): pam 11 (2+1+8), sofia 6 (4+1+1), diego 0 (Hombre Lobo), "
             "oli 0 (0+0+0).") in sms, sms
     won = {**GAME_OVER, "team": "werewolf", "winners": ["diego"], "reason": "end.werewolf_parity",
