@@ -23,6 +23,7 @@ import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 from service.channels import channel as channel_of
+from service.channels import shown_as
 from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
@@ -239,6 +240,9 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return ctx.reply("svc.join.need_name", code=game.code)
     if not valid_name(name):
         return ctx.reply("svc.join.bad_name")
+    shown = shown_as(name)
+    if None in shown:  # an emoji, a letter of another alphabet: some players could not read or type it
+        return ctx.reply("svc.join.name_unshown", name=name)
     if any(fold(s.name) == fold(name) for s in room.seats):
         return ctx.reply("svc.join.name_taken", name=name, code=game.code)
     seat = Seat(game_id=room.id, identity_id=me.id, name=name, joined_at=ctx.now,
@@ -250,6 +254,9 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
     if room.in_group(me):  # the line went to the group, in its language: he is answered here, in his
         ctx.reply("svc.join.private", code=game.code, name=name, count=len(room.seats))
+    other = sorted(str(n) for n in shown if n != name)
+    if other:  # Zoë reads Zoe by SMS: he learns how they see him, and will call him
+        ctx.reply("svc.join.shown_as", name=name, shown=", ".join(other))
 
 
 def take_open_seat(ctx: Ctx, room: Room) -> None:
