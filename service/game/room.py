@@ -345,7 +345,9 @@ class Room:
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)
-        pairs: dict[str, dict[str, tuple[str, str]]] = {}
+        # The nominations read back to (voter, target), for each language and channel (the lines
+        # are as the reader's channel shows them: ``Zoe>Sue`` by SMS, ``Zoë>Sue`` on Telegram).
+        pairs: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
         for pid, rows in by_person.items():
             person = self.people.get(pid) or s.get(Identity, pid)
             if person is None:
@@ -353,10 +355,11 @@ class Room:
             for row in rows:
                 row.status = "merged"
                 s.add(row)
-            lang = person.language
-            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
+            lang, way = person.language, channel_of(person.channel)
+            known = pairs.setdefault((lang, way.name), {})
+            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in known]
             if votes:
-                pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
-            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=channel_of(person.channel).short)
+                known.update(vote_pairs(votes, self.names(), lang, way.fold))
+            text = digest_text(rows, lang, known, seating_shown, sms=way.short)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)

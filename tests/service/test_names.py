@@ -72,3 +72,35 @@ def test_relayed_talk_with_an_emoji_reads_on_sms(db: Engine) -> None:
     h.finish_phase()
     said = " ".join(h.inbox("cat"))
     assert "Secondo me è bob [emoji]" in said and "??" not in said, said
+
+
+ACCENTED = {"bob": "Zoë", "cat": "josé", "dan": "Sofía"}
+
+
+def test_the_sms_summary_counts_every_vote_under_its_target_whatever_the_names_letters(db: Engine) -> None:
+    # Seen: "Votes: Sue(josé) Zoe>Sue." and "Votos: Pam:left(Ned,Diego) Pam:right(Pam) Sofia>Pam:left.":
+    # a voter whose name SMS shows without its accent was left out of his target's count.
+    h = Mixed(db)
+    h.say("host", "nueva idioma es")
+    code = h.game().code
+    for n in ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"):
+        h.say(n, f"unirse {code} {ACCENTED.get(n, n)}")
+    h.say("host", "empezar")
+    h.finish_phase()  # a night: whoever dies, the day begins
+    state = h.state()
+    alive = [p for p in state.players if p in state.alive]  # type: ignore[attr-defined]
+    target = next(p for p in alive if p not in ACCENTED.values())
+    voters = [p for p in alive if p != target]
+    address = {v: k for k, v in ACCENTED.items()}
+    for voter in voters:
+        h.say(address.get(voter, voter), f"votar {target}")
+    h.clear()
+    h.finish_phase()
+    readers = [p for p in ("eve", "fay", "gus", "hal") if p in alive and p != target]
+    for reader in readers:
+        text = "\n".join(h.inbox(reader))
+        head = fold(t("es", "sms.held.votes", votes="")).removesuffix(".")
+        assert head in text, text
+        votes = text.split(head, 1)[1].split(".")[0].strip()
+        assert votes.startswith(f"{target}(") and votes.endswith(")") and ">" not in votes, votes
+        assert sorted(votes[len(target) + 1:-1].split(",")) == sorted(fold(v) for v in voters), votes
