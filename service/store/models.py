@@ -145,7 +145,8 @@ class Outbox(SQLModel, table=True):
     """The message key it was rendered from (for tests, metrics and the digest)."""
     text: str = Field(sa_column=Column(Text, nullable=False))
     status: str = Field(default="pending", max_length=16, index=True)
-    """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest)."""
+    """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest), missed
+    (written while its reader was away, after STOP: never sent; what he is told he missed)."""
     attempts: int = 0
     not_before: datetime = Field(default_factory=utcnow, index=True)
     dedup_key: str = Field(max_length=128, unique=True)

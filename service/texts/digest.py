@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from service.store.models import Outbox
-from service.texts import render
+from service.texts import houses, render
 from service.texts.i18n import t
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
@@ -71,6 +71,16 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
         if cut:
             parts.append(t(lang, "sms.digest.more"))
     return " ".join(parts)
+
+
+def missed_text(news: Sequence[str], votes: Sequence[tuple[str, str]], lang: str, short: bool = False) -> str:
+    """What a player back after STOP missed, in one text (``catchup``): the news told while he was
+    away (a dawn's deaths, a ballot's), then the nominations so far by target (``bob(ann,cat)``)."""
+    parts = list(news)
+    if votes:
+        by_target = [(voter, houses.label(target, lang, short)) for voter, target in votes]
+        parts.append(t(lang, "sms.held.votes", votes=render.grouped(by_target, lang)))
+    return t(lang, "svc.catchup.missed", news=" ".join(parts))
 
 
 #: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops
