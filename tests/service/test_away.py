@@ -1,6 +1,7 @@
-"""A player away and back: after STOP at night and START by day he is told, in one text, who died
-while he was away and the nominations so far, and his next summary has the nominations made while
-he was away."""
+"""A player away and back, and notices once: after STOP at night and START by day he is told, in
+one text, who died while he was away and the nominations so far, and his next summary has the
+nominations made while he was away; the word that his moves go unanswered comes once a game; a
+bet is confirmed once to its maker."""
 
 from __future__ import annotations
 
@@ -64,3 +65,48 @@ def test_back_with_start_he_is_told_the_deaths_and_the_votes_he_missed(db: Engin
     h.sms(away, "START")
     (again,) = h.inbox(away)
     assert gsm7(t(lang, "svc.catchup.missed", news="")).strip() not in again, again
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_word_that_moves_go_unanswered_comes_once_a_game(db: Engine, lang: str) -> None:
+    # Seen twice ("From now on only secret votes and refused moves get a reply...") in one night's text.
+    h = Mixed(db)
+    open_game(h, lang)
+    start(h, lang)
+    roles = _roles(h)
+    wolf = next(p for p in NAMES if roles[p] == "werewolf" and p != TG)
+    humans = [p for p in NAMES if roles[p] != "werewolf" and p != TG]
+    h.clear()
+    h.say(wolf, f"{WORDS[lang]['kill']} {humans[0]}")
+    h.say(wolf, f"{WORDS[lang]['kill']} {humans[1]}")  # he changes his mind
+    h.finish_phase()
+    h.say(wolf, f"{WORDS[lang]['vote']} {humans[2]}")  # and nominates on the first day
+    h.finish_phase()
+    said = gsm7(t(lang, "sms.own.first"))
+    told = [m for m in h.inbox(wolf) if said in m]
+    assert len(told) == 1 and told[0].count(said) == 1, h.inbox(wolf)
+    assert segments(told[0]) <= 2, told[0]
+
+
+def test_a_bet_is_confirmed_once_to_its_maker_on_sms_whatever_her_name(db: Engine) -> None:
+    # Seen: "Tu apuesta ... esta sellada." then "Sofia hizo una apuesta sellada." to Sofía, by SMS.
+    h = Mixed(db)
+    names = {"ann": "ann", "bob": "Sofía", "cat": "cat", "dan": "dan"}
+    h.say("host", "nueva lupusburg barajar no idioma es")
+    code = h.game().code
+    for address, name in names.items():
+        h.say(address, f"unirse {code} {name}")
+    start(h, "es")
+    h.finish_phase()  # night 1
+    state = h.state()
+    target = next(p for p in state.players if p != "Sofía")
+    h.clear()
+    h.say("bob", f"apostar {target}")
+    coins = list(h.state().draws["Sofía"][1])  # type: ignore[attr-defined]
+    h.say("bob", f"moneda {coins[0]}")
+    h.finish_phase()
+    texts = "\n".join(h.inbox("bob"))
+    sealed = gsm7(t("es", "sms.bet.placed", target=target, coin=coins[0]))
+    assert texts.count(sealed) == 1, texts
+    assert gsm7(t("es", "sms.bet.sealed", player="Sofía")) not in texts, texts
+    assert gsm7(t("es", "sms.bet.sealed", player="Sofía")) in "\n".join(h.inbox("cat"))
