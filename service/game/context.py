@@ -42,11 +42,7 @@ class Ctx:
     identity: Identity | None = None
     inbound_id: int | None = None
     newcomer: bool = False
-    """The identity was created by this very message (it then takes the game's language, unless
-    ``said_in``)."""
-    said_in: str | None = None
-    """A newcomer's language, told by this very message: its words (``grammar.language_of``), else
-    his Telegram's ``language_code`` when it is one of ours. He reads it whatever the game's."""
+    """The identity was created by this very message (at ``new`` he takes the game's language)."""
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)

@@ -136,11 +136,11 @@ def new(ctx: Ctx, p: Parsed) -> None:
         return ctx.reply("svc.new.bad", word=e.word)
     except InvalidSetup as e:
         return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
-    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
     lang = c.lang or ctx.lang
+    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
     code = fresh_code(ctx)
-    if ctx.newcomer:
-        ctx.identity.language = lang
+    if ctx.newcomer or ctx.identity.language_from is None:  # he is new here, or never told his own
+        ctx.identity.language, ctx.identity.language_from = lang, ctx.identity.language_from or "game"
     game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
                 seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
     group = ctx.chat
@@ -222,8 +222,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if room is None:
         return ctx.reply("svc.join.how")
     game, me = room.game, ctx.identity
-    if ctx.newcomer and ctx.said_in is None:
-        me.language = game.language
+    if me.language_from is None:  # nothing told his language yet: the game's
+        me.language, me.language_from = game.language, "game"
     mine = room.seat_of(me.id)
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
@@ -254,8 +254,7 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
     if room.in_group(me):  # the line went to the group, in its language: he is answered here, in his
         ctx.reply("svc.join.private", code=game.code, name=name, count=len(room.seats))
-    other = sorted(str(n) for n in shown if n != name)
-    if other:  # Zoë reads Zoe by SMS: he learns how they see him, and will call him
+    if other := sorted(str(n) for n in shown if n != name):  # Zoë reads Zoe by SMS: he learns how they see him
         ctx.reply("svc.join.shown_as", name=name, shown=", ".join(other))
 
 
