@@ -31,7 +31,7 @@ from service.store.models import Game, Identity, Seat
 from service.texts import choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
-from service.texts.i18n import LANGUAGES, role_name, t
+from service.texts.i18n import LANGUAGES, role_name, t, zone_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
@@ -137,7 +137,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
     except InvalidSetup as e:
         return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
     lang = c.lang or ctx.lang
-    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
+    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or zone_of(lang, ctx.svc.settings.DEFAULT_TIMEZONE)
     code = fresh_code(ctx)
     if ctx.newcomer or ctx.identity.language_from is None:  # he is new here, or never told his own
         ctx.identity.language, ctx.identity.language_from = lang, ctx.identity.language_from or "game"
@@ -195,6 +195,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
         # The Aura variant and Lupusburg deal their own fixed decks: a theme or named characters
         # chosen for tabula no longer apply (and would keep the game from starting).
         game.setup = {k: v for k, v in game.setup.items() if k not in ("theme", "specials")}
+    if c.lang and not c.tz and game.timezone == zone_of(game.language, ctx.svc.settings.DEFAULT_TIMEZONE):
+        game.timezone = zone_of(c.lang, ctx.svc.settings.DEFAULT_TIMEZONE)  # a zone nobody chose follows
     game.timezone, game.language = c.tz or game.timezone, c.lang or game.language
     room.log("host", "set", {"args": list(p.args)})
     if c.setup or c.rules:
