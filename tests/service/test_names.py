@@ -56,6 +56,7 @@ def test_emoji_reach_an_sms_reader_as_emoticons_or_one_mark() -> None:
     assert fold("ok 👍🏽") == "ok (+1)"
     assert fold("il lupo 🐺🐺 è lui") == f"il lupo {EMOJI} è lui"
     assert fold("👨‍👩‍👧 famiglia") == f"{EMOJI} famiglia"
+    assert fold("è lui 🐺😂") == f"è lui {EMOJI} :'D"
     assert "?" not in fold("🇮🇹 forza ☀️ 😀") and is_gsm7(fold("🇮🇹 forza ☀️ 😀"))
 
 

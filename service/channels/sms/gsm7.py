@@ -150,11 +150,10 @@ def _plain(c: str) -> str | None:
 
 
 def _emoticons(run: list[str]) -> str:
-    """A run of emoji as what an SMS reader can read: its emoticons if it has only those, else the mark."""
-    faces = [EMOTICONS.get(c) for c in run]
-    if not all(faces):
-        return EMOJI
-    return " ".join(f for i, f in enumerate(faces) if f and (i == 0 or f != faces[i - 1]))
+    """A run of emoji as what an SMS reader can read: each as its emoticon or the mark, the same
+    twice in a row once (``🐺🐺😂`` reads ``[emoji] :'D``)."""
+    faces = [EMOTICONS.get(c, EMOJI) for c in run]
+    return " ".join(f for i, f in enumerate(faces) if i == 0 or f != faces[i - 1])
 
 
 def fold(text: str) -> str:
