@@ -23,3 +23,9 @@ def channel(name: str) -> Channel:
     channel of the service's tests)."""
     found = CHANNELS.get(name)
     return found if found is not None else Plain(name)
+
+
+def shown_as(name: str) -> set[str | None]:
+    """How the registered channels show a player's name (``channel.shows``): None among them when
+    one could not show it at all."""
+    return {c.shows(name) for c in CHANNELS.values()}

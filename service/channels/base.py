@@ -205,6 +205,11 @@ class Channel(Protocol):
         """``text`` as this channel carries it best (GSM-7 by SMS)."""
         ...
 
+    def shows(self, name: str) -> str | None:
+        """A player's name as this channel's readers see it, and so type it (``Zoe`` for ``Zoë`` by
+        SMS), or None: some of its signs they could neither see nor type (an emoji by SMS)."""
+        ...
+
     def cannot_act(self, error: str) -> bool:
         """The platform's ``error`` for a refused act says acts cannot work in that chat at all (the
         bot lacks the rights there), so the game stops trying."""
@@ -310,6 +315,9 @@ class Plain:
 
     def fold(self, text: str) -> str:
         return text
+
+    def shows(self, name: str) -> str | None:
+        return name
 
     def cannot_act(self, error: str) -> bool:
         return False

@@ -25,7 +25,7 @@ from service.channels.base import Incoming
 from service.game import catchup, play
 from service.game.context import Ctx
 from service.game.room import Room
-from service.game.routing import ACTIVE, dispatch
+from service.game.routing import ACTIVE, dispatch, hear_language
 from service.settings import Settings, get_settings
 from service.store.db import (
     Conflict,
@@ -39,7 +39,7 @@ from service.store.db import (
 )
 from service.store.models import Game, Identity, Inbound, Seat, utcnow
 from service.store.unit import unit_of
-from service.texts.grammar import code_of, language_of, parse
+from service.texts.grammar import code_of, parse
 from service.texts.i18n import LANGUAGES, t
 
 log = logging.getLogger(__name__)
@@ -253,12 +253,9 @@ class Service:
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = self._identity(session, channel, address)
             newcomer = identity is None
-            # A newcomer who writes "entra" or "unirse" reads Italian or Spanish from his first reply on;
-            # else his Telegram's own language, when it is one of ours.
-            said_in = (language_of(text) or language) if newcomer else None
             if identity is None:
                 identity = Identity(channel=channel, address=address, display_name=display_name,
-                                    language=said_in or self.settings.DEFAULT_LANGUAGE, created_at=now)
+                                    language=self.settings.DEFAULT_LANGUAGE, created_at=now)
                 self._new_identity(session, identity)
             group = self._group(session, channel, chat, now) if chat is not None else None
             made = [x for x in (identity if newcomer else None, group) if x is not None and x.id is None]
@@ -284,7 +281,8 @@ class Service:
                 identity.direct, identity.unreachable = True, False
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
-            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, said_in=said_in,
+            hear_language(identity, text, language)  # a newcomer's words, or his app's, tell his language
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group,
                       tap=m.tap)
             if stop:
                 session.add(identity)

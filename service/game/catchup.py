@@ -1,9 +1,11 @@
 """What a player is told when messages reach him again (SMS START after STOP, or a Telegram user
-who had blocked the bot and writes again): nothing was written to him meanwhile (``Ctx.send``),
-while his games went on. For each running game he sits in he learns his card, if he was never
-sent it (the game started, or he took the seat, while he was away), and then what he may do now
-and until when: by SMS as a phase's text says it, on Telegram as ``help`` does. All of it from his
-own view and the public one."""
+who had blocked the bot and writes again): nothing was sent to him meanwhile (``Ctx.send`` wrote
+his games' texts ``missed``), while his games went on. For each running game he sits in he learns
+his card, if he was never sent it (the game started, or he took the seat, while he was away); what
+he missed, in one short text: the deaths (and returns) told while he was away and the day's
+nominations so far; and what he may do now and until when: by SMS as a phase's text says it, on
+Telegram as ``help`` does. All of it from his own view and the public one. What was held for him
+meanwhile stays held, so that his next summary has it."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from service.game.room import Room
 from service.game.routing import my_games
 from service.store.db import bump, lock_game
 from service.store.models import Outbox, Seat
-from service.texts import choices, player_texts, render
+from service.store.unit import unit_of
+from service.texts import choices, digest, player_texts, render
 from service.texts.i18n import has, t
 
 #: The texts that tell a player his card: the deal, a seat handed over or ``role``, this module's.
@@ -45,6 +48,7 @@ def welcome_back(ctx: Ctx) -> bool:
             continue
         if not _has_card(ctx, room):
             _card(ctx, room, seat.name)
+        _missed(ctx, room)
         if not (channel_of(ctx.identity.channel).short and _phase_now(ctx, room, seat, several)):
             play.help_(ctx, room)
         bump(ctx.session, room.game)
@@ -57,7 +61,29 @@ def _has_card(ctx: Ctx, room: Room) -> bool:
     assert ctx.identity is not None
     return ctx.session.exec(select(Outbox.id).where(
         Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, col(Outbox.key).in_(CARD_KEYS),
-        Outbox.status != "failed")).first() is not None
+        col(Outbox.status).not_in(("failed", "missed")))).first() is not None
+
+
+#: What he missed that a catch-up tells: the deaths of a dawn and of a ballot, a return from the dead.
+NEWS_KEYS = ("night.dawn", "day.ballots", "baron_samedi.revived")
+
+
+def _missed(ctx: Ctx, room: Room) -> None:
+    """What was told while he was away (the rows written ``missed``): the deaths and returns, and
+    the nominations so far, in one text. Those rows are then his no more to tell (``merged``)."""
+    assert ctx.identity is not None and room.state is not None
+    query = select(Outbox).where(Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id,
+                                 Outbox.status == "missed").order_by(col(Outbox.id))
+    with unit_of(ctx.session).reading(Outbox, staged=lambda o: o.status == "missed"):
+        rows = list(ctx.session.exec(query))
+    for row in rows:
+        row.status = "merged"
+        ctx.session.add(row)
+    news = [r.text for r in rows if r.key in NEWS_KEYS]
+    votes = [(str(v), str(x)) for v, x in engine.public_view(room.state).get("votes", ())]
+    if news or votes:
+        short = channel_of(ctx.identity.channel).short
+        ctx.reply_text("svc.catchup.missed", digest.missed_text(news, votes, ctx.lang, short), room.id)
 
 
 def _card(ctx: Ctx, room: Room, name: str) -> None:

@@ -42,11 +42,7 @@ class Ctx:
     identity: Identity | None = None
     inbound_id: int | None = None
     newcomer: bool = False
-    """The identity was created by this very message (it then takes the game's language, unless
-    ``said_in``)."""
-    said_in: str | None = None
-    """A newcomer's language, told by this very message: its words (``grammar.language_of``), else
-    his Telegram's ``language_code`` when it is one of ours. He reads it whatever the game's."""
+    """The identity was created by this very message (at ``new`` he takes the game's language)."""
     chat: Identity | None = None
     """The group the message was written in (a Telegram group), or None for a private message."""
     replies: list[str] = field(default_factory=list)
@@ -65,16 +61,21 @@ class Ctx:
         """Write one message to the outbox (in this transaction; the worker sends it after commit).
         ``hold``: kept back (``held``) until the game's next phase folds it into a summary.
         ``said``: written as ``merged`` and never sent alone, since another text this command
-        writes him says the same (the ballot's text names the suspects)."""
-        if person.opted_out or person.unreachable or person.id is None:
+        writes him says the same (the ballot's text names the suspects).
+        To a player away (he texted STOP, or blocked the bot) a game's text is written ``missed``,
+        never sent: what he is told he missed when he is back (``catchup``); what is held for the
+        next summary stays held, so that his next summary has it."""
+        away = person.opted_out or person.unreachable
+        if person.id is None or (away and (game_id is None or said)):
             return
         way = channel(person.channel)
-        if way.writes_first and not person.direct:
+        if not away and way.writes_first and not person.direct:
             self.unreached.add(person.id)
             return
+        status = "held" if hold else "merged" if said else "missed" if away else "pending"
         row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
-                     status="held" if hold else "merged" if said else "pending", not_before=self.now,
-                     dedup_key=dedup, created_at=self.now, buttons=buttons if buttons and way.buttons else None)
+                     status=status, not_before=self.now, dedup_key=dedup, created_at=self.now,
+                     buttons=buttons if buttons and way.buttons and not away else None)
         self._write(row)
 
     def _write(self, row: Letter) -> None:

@@ -23,6 +23,7 @@ import engine
 from engine import GameConfig, InvalidSetup, RuleSet
 from engine.rng import rng
 from service.channels import channel as channel_of
+from service.channels import shown_as
 from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
@@ -30,7 +31,7 @@ from service.store.models import Game, Identity, Seat
 from service.texts import choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
-from service.texts.i18n import LANGUAGES, role_name, t
+from service.texts.i18n import LANGUAGES, role_name, t, zone_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
@@ -135,11 +136,11 @@ def new(ctx: Ctx, p: Parsed) -> None:
         return ctx.reply("svc.new.bad", word=e.word)
     except InvalidSetup as e:
         return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
-    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or ctx.svc.settings.DEFAULT_TIMEZONE
     lang = c.lang or ctx.lang
+    rules, tz = c.rules or RuleSet.TABULA.value, c.tz or zone_of(lang, ctx.svc.settings.DEFAULT_TIMEZONE)
     code = fresh_code(ctx)
-    if ctx.newcomer:
-        ctx.identity.language = lang
+    if ctx.newcomer or ctx.identity.language_from is None:  # he is new here, or never told his own
+        ctx.identity.language, ctx.identity.language_from = lang, ctx.identity.language_from or "game"
     game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
                 seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
     group = ctx.chat
@@ -194,6 +195,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
         # The Aura variant and Lupusburg deal their own fixed decks: a theme or named characters
         # chosen for tabula no longer apply (and would keep the game from starting).
         game.setup = {k: v for k, v in game.setup.items() if k not in ("theme", "specials")}
+    if c.lang and not c.tz and game.timezone == zone_of(game.language, ctx.svc.settings.DEFAULT_TIMEZONE):
+        game.timezone = zone_of(c.lang, ctx.svc.settings.DEFAULT_TIMEZONE)  # a zone nobody chose follows
     game.timezone, game.language = c.tz or game.timezone, c.lang or game.language
     room.log("host", "set", {"args": list(p.args)})
     if c.setup or c.rules:
@@ -221,8 +224,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if room is None:
         return ctx.reply("svc.join.how")
     game, me = room.game, ctx.identity
-    if ctx.newcomer and ctx.said_in is None:
-        me.language = game.language
+    if me.language_from is None:  # nothing told his language yet: the game's
+        me.language, me.language_from = game.language, "game"
     mine = room.seat_of(me.id)
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
@@ -239,6 +242,9 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return ctx.reply("svc.join.need_name", code=game.code)
     if not valid_name(name):
         return ctx.reply("svc.join.bad_name")
+    shown = shown_as(name)
+    if None in shown:  # an emoji, a letter of another alphabet: some players could not read or type it
+        return ctx.reply("svc.join.name_unshown", name=name)
     if any(fold(s.name) == fold(name) for s in room.seats):
         return ctx.reply("svc.join.name_taken", name=name, code=game.code)
     seat = Seat(game_id=room.id, identity_id=me.id, name=name, joined_at=ctx.now,
@@ -250,6 +256,8 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
     if room.in_group(me):  # the line went to the group, in its language: he is answered here, in his
         ctx.reply("svc.join.private", code=game.code, name=name, count=len(room.seats))
+    if other := sorted(str(n) for n in shown if n != name):  # Zoë reads Zoe by SMS: he learns how they see him
+        ctx.reply("svc.join.shown_as", name=name, shown=", ".join(other))
 
 
 def take_open_seat(ctx: Ctx, room: Room) -> None:

@@ -249,7 +249,7 @@ def lang(ctx: Ctx, p: Parsed) -> None:
     code = grammar.parse_lang(p.args[0]) if p.args else None
     if code is None:
         return ctx.reply("svc.lang.bad")
-    ctx.identity.language = code
+    ctx.identity.language, ctx.identity.language_from = code, "said"
     ctx.reply("svc.lang.set")
 
 

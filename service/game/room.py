@@ -26,6 +26,9 @@ from service.texts import choices, lupusburg, render
 from service.texts.digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
 from service.texts.i18n import t
 
+#: The word, with the first answer to his move, that from then on the next phase's text shows his moves.
+FIRST_TOLD = "sms.own.first"
+
 if TYPE_CHECKING:
     from service.game.context import Ctx
 
@@ -222,7 +225,17 @@ class Room:
         text shows his moves."""
         when = way.answered_first(notice)
         second = notice.data.get("tokens_left", 1) == 0  # a Lupusburg player's second token is no first
-        return when is not None and self.state is not None and getattr(self.state, when, None) == 1 and not second
+        if when is None or self.state is None or getattr(self.state, when, None) != 1 or second:
+            return False
+        return not self._told_first(notice.reader)
+
+    def _told_first(self, person: Identity) -> bool:
+        """Whether he has been told in this game that his moves are answered by the next phase's text:
+        once a game (twice made a night's text two segments), and his moves are held from then on."""
+        s = self.ctx.session
+        with unit_of(s).reading(Outbox, staged=lambda o: o.key == FIRST_TOLD):
+            return s.exec(select(Outbox.id).where(Outbox.identity_id == person.id, Outbox.game_id == self.id,
+                                                  Outbox.key == FIRST_TOLD)).first() is not None
 
     def _say(self, notice: Notice, seat: Seat | None, dedup: str) -> None:
         """Stage ``notice`` for its reader as his channel has it: held for the summary (as one short
@@ -234,10 +247,10 @@ class Room:
         text = short if short is not None else self.text_for(key, notice.data, notice.audience, person, seat)
         me = self.ctx.identity
         first = me is not None and me.id == person.id and self._first_answer(notice, way)
-        if first:
-            text += " " + t(person.language, "sms.own.first")  # why his next moves go unanswered
         said = self._changing and way.said_next(notice)
         self.ctx.send(person, key, text, dedup, game_id=self.id, hold=hold, said=said)
+        if first:  # why his next moves go unanswered: merged with the answer, once a game
+            self.ctx.send(person, FIRST_TOLD, t(person.language, FIRST_TOLD), f"{dedup}:first", game_id=self.id)
         if first and key == "day.vote" and not self._changing:  # and with everyone's, as promised
             self.ctx.send(person, SMS_OWN_VOTE, way.held_line(notice) or text,
                           f"{dedup}:own", game_id=self.id, hold=True)
@@ -345,7 +358,9 @@ class Room:
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
             by_person.setdefault(row.identity_id, []).append(row)
-        pairs: dict[str, dict[str, tuple[str, str]]] = {}
+        # The nominations read back to (voter, target), for each language and channel (the lines
+        # are as the reader's channel shows them: ``Zoe>Sue`` by SMS, ``Zoë>Sue`` on Telegram).
+        pairs: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
         for pid, rows in by_person.items():
             person = self.people.get(pid) or s.get(Identity, pid)
             if person is None:
@@ -353,10 +368,11 @@ class Room:
             for row in rows:
                 row.status = "merged"
                 s.add(row)
-            lang = person.language
-            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in pairs.get(lang, {})]
+            lang, way = person.language, channel_of(person.channel)
+            known = pairs.setdefault((lang, way.name), {})
+            votes = [r.text for r in rows if r.key in VOTE_KEYS and r.text not in known]
             if votes:
-                pairs.setdefault(lang, {}).update(vote_pairs(votes, self.names(), lang))
-            text = digest_text(rows, lang, pairs.get(lang, {}), seating_shown, sms=channel_of(person.channel).short)
+                known.update(vote_pairs(votes, self.names(), lang, way.fold))
+            text = digest_text(rows, lang, known, seating_shown, sms=way.short)
             if text:
                 self.ctx.send(person, "svc.digest", text, f"g{self.id}:d{rows[-1].id}:i{pid}", game_id=self.id)

@@ -17,12 +17,30 @@ from service.game import host, lobby, more, play, rematch, volunteers
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.db import bump, lock_game
-from service.store.models import Game, Seat
+from service.store.models import Game, Identity, Seat
 from service.texts import grammar
 from service.texts.grammar import Parsed
 
 ACTIVE = ("lobby", "running")
 """The statuses of a game still being played (or about to be)."""
+SAID = "said"
+"""``Identity.language_from`` when his own words set his language."""
+
+
+def hear_language(identity: Identity, text: str, app: str | None) -> str | None:
+    """The language this message tells of its writer, set as his: the first command he writes in
+    a language ("entra", "unirse": ``grammar.language_of``), unless a game he joined or created gave
+    him one first; else, while nothing has told it, his app's (Telegram's ``language_code``, one of
+    ours). After that only ``lang`` changes it. A word of no language ("/start", "ciao") tells
+    nothing, and changes nothing."""
+    word = grammar.language_of(text) if identity.language_from in (None, "app") else None
+    heard, source = (word, SAID) if word else (app, "app") if app and identity.language_from is None else (None, None)
+    if heard is None:
+        return None
+    if identity.language != heard:
+        identity.language = heard
+    identity.language_from = source
+    return heard
 
 
 def dispatch(ctx: Ctx, p: Parsed) -> None:

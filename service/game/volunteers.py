@@ -31,8 +31,8 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if room is None:
         return ctx.reply("svc.volunteer.how")
     game, me = room.game, ctx.identity
-    if ctx.newcomer and ctx.said_in is None:
-        me.language = game.language
+    if me.language_from is None:  # nothing told his language yet: the game's
+        me.language, me.language_from = game.language, "game"
     off = any(grammar.parse_yes_no(a) is False for a in p.args)
     waiting = ctx.session.exec(select(Volunteer).where(Volunteer.game_id == room.id,
                                                        Volunteer.identity_id == me.id)).first()

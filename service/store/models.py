@@ -29,6 +29,11 @@ class Identity(SQLModel, table=True):
     address: str = Field(max_length=128)
     display_name: str | None = Field(default=None, max_length=64)
     language: str = Field(default="en", max_length=8)
+    language_from: str | None = Field(default=None, max_length=8)
+    """What set ``language``: ``said`` (his words: a command in a language, ``lang``), ``game`` (the
+    language of the game he joined or created first), ``app`` (his Telegram's ``language_code``),
+    None (nothing yet). His words and a game's outrank his app's; after them only ``lang`` changes
+    it (``service.game.routing.hear_language``)."""
     opted_out: bool = False
     """Said STOP (or blocked the bot): nothing is sent until he writes again."""
     unreachable: bool = False
@@ -145,7 +150,8 @@ class Outbox(SQLModel, table=True):
     """The message key it was rendered from (for tests, metrics and the digest)."""
     text: str = Field(sa_column=Column(Text, nullable=False))
     status: str = Field(default="pending", max_length=16, index=True)
-    """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest)."""
+    """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest), missed
+    (written while its reader was away, after STOP: never sent; what he is told he missed)."""
     attempts: int = 0
     not_before: datetime = Field(default_factory=utcnow, index=True)
     dedup_key: str = Field(max_length=128, unique=True)

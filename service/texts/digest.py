@@ -5,10 +5,10 @@ on any channel gets one; a reader whose channel reads short (SMS) gets the talk 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from service.store.models import Outbox
-from service.texts import render
+from service.texts import houses, render
 from service.texts.i18n import t
 
 #: Keys that are talk in the town square: held for players who take it as a digest.
@@ -28,12 +28,16 @@ NEWS_KEYS = frozenset({"bet.sealed", "privilege.used", "privilege.answered"})
 SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
 
 
-def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str) -> dict[str, tuple[str, str]]:
+def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str,
+               shown: Callable[[str], str] = str) -> dict[str, tuple[str, str]]:
     """Each nomination's held line (``sms.held.vote``) read back to its (voter, target), by the
-    voter's part of the line: a name may hold any character the line uses, a target may be a house."""
+    voter's part of the line: a name may hold any character the line uses, a target may be a house.
+    ``shown``: what the reader's channel made of the line (``Zoë>Sue`` reaches an SMS reader as
+    ``Zoe>Sue``), so that every vote is found whatever the letters of its voter's name."""
     out: dict[str, tuple[str, str]] = {}
     for voter in voters:
-        head, _, tail = t(lang, "sms.held.vote", voter=voter, target="\0").partition("\0")
+        # A name has no line break, and every channel keeps one: the mark between the two parts.
+        head, _, tail = shown(t(lang, "sms.held.vote", voter=voter, target="\n")).partition("\n")
         for text in texts:
             if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
                 out.setdefault(text, (voter, text[len(head):len(text) - len(tail)]))
@@ -67,6 +71,16 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
         if cut:
             parts.append(t(lang, "sms.digest.more"))
     return " ".join(parts)
+
+
+def missed_text(news: Sequence[str], votes: Sequence[tuple[str, str]], lang: str, short: bool = False) -> str:
+    """What a player back after STOP missed, in one text (``catchup``): the news told while he was
+    away (a dawn's deaths, a ballot's), then the nominations so far by target (``bob(ann,cat)``)."""
+    parts = list(news)
+    if votes:
+        by_target = [(voter, houses.label(target, lang, short)) for voter, target in votes]
+        parts.append(t(lang, "sms.held.votes", votes=render.grouped(by_target, lang)))
+    return t(lang, "svc.catchup.missed", news=" ".join(parts))
 
 
 #: By SMS a talk item of the summary is cut to ``TALK_ITEM`` characters, and the talk shown stops

@@ -21,6 +21,14 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 LANGUAGES = ("en", "it", "es")
+#: Where a game in a language is played when its host names no time zone: its language's country
+#: (English, spoken everywhere, takes the deployment's ``DEFAULT_TIMEZONE``).
+LANGUAGE_ZONES = {"it": "Europe/Rome", "es": "Europe/Madrid"}
+
+
+def zone_of(lang: str, default: str) -> str:
+    """The time zone of a game in ``lang`` whose host names none (``LANGUAGE_ZONES``, else ``default``)."""
+    return LANGUAGE_ZONES.get(lang, default)
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 

@@ -104,3 +104,19 @@ def test_the_host_ends_a_lobby(h: Harness) -> None:
     assert h.game().status == "ended"
     assert f"A host closed game {code}." in h.inbox("ann")
     assert "not in a game" in h.say("bob", "players")[0]
+
+
+def test_a_games_zone_follows_its_language_when_the_host_names_none(h: Harness) -> None:
+    # Seen: a Spanish game defaulted to Europe/Rome.
+    h.say("h1", "nueva")
+    assert (h.game().language, h.game().timezone) == ("es", "Europe/Madrid")
+    h.say("h2", "nuova")
+    assert (h.game().language, h.game().timezone) == ("it", "Europe/Rome")
+    h.say("h3", "new")
+    assert (h.game().language, h.game().timezone) == ("en", h.svc.settings.DEFAULT_TIMEZONE)
+    h.say("h3", "set lang es")  # a zone nobody chose follows the language
+    assert (h.game().language, h.game().timezone) == ("es", "Europe/Madrid")
+    h.say("h4", "new lang es tz Europe/London")  # the host's own choice stands
+    assert h.game().timezone == "Europe/London"
+    h.say("h4", "set lang it")
+    assert (h.game().language, h.game().timezone) == ("it", "Europe/London")

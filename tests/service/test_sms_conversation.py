@@ -312,7 +312,8 @@ def test_a_telegram_player_back_after_blocking_the_bot_is_told_what_he_may_do_no
     assert h.inbox(TG) == []  # the dawn and the day's choices never reach him
     h.clear()
     h.say(TG, "status")
-    now, status = h.inbox(TG)
+    missed, now, status = h.inbox(TG)  # the dawn he missed, then help's answer and status's
+    assert missed == t("en", "svc.catchup.missed", news=t("en", "night.dawn.none")), missed
     h.clear()
     assert h.say(TG, "help") == [now] and h.say(TG, "status") == [status]  # help's answer, and what he asked
     assert "vote 1 " in now, now

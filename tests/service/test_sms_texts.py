@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from engine import Phase
 from service.channels.sms import MERGED as SMS_MERGED
+from service.game.room import FIRST_TOLD
 from service.store.models import Identity, Outbox
 from service.texts.digest import SMS_OWN_VOTE
 
@@ -243,9 +244,10 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
     (sms, by_sms), (_, plain) = runs
     sms_ids = set(by_sms)
     assert sms_ids == plain.keys() == {*NAMES, "host"}
-    # What the SMS run writes besides: merged texts, summaries, and the summary's copy of his own
-    # first-day nomination (answered at once, and shown with everyone's in the next phase's text).
-    added = {SMS_MERGED, "svc.digest", SMS_OWN_VOTE}
+    # What the SMS run writes besides: merged texts, summaries, the summary's copy of his own
+    # first-day nomination (answered at once, and shown with everyone's in the next phase's text),
+    # and, once a game, the word that his moves are answered by the next phase's text.
+    added = {SMS_MERGED, "svc.digest", SMS_OWN_VOTE, FIRST_TOLD}
     for who in sms_ids:
         rows = by_sms[who]
         (reveal,) = [r for r in plain[who] if r.key == "svc.reveal"]

@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 import engine
 from engine import Action, Phase, Verb
+from service.channels.base import Incoming
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import is_gsm7
 from service.texts import grammar, render
@@ -276,6 +277,41 @@ def test_a_newcomer_is_answered_in_the_language_of_his_words(db: Engine, word: s
     assert h.say("+390000002", f"{word}") == [gsm7(t(lang, "svc.join.how"))]  # no game named: his language
     h.say("+440000003", f"join {code} Tom")
     assert any("Tom joined game" in m for m in h.inbox("+440000003"))
+
+
+@pytest.mark.parametrize(("first", "word", "lang", "joined"), [
+    ("ciao", "entra", "it", "Giulia entra nella partita"), ("/start", "unirse", "es", "Giulia se unio a la partida")])
+def test_a_word_of_no_language_pins_none_and_his_first_command_in_one_sets_it(
+        db: Engine, first: str, word: str, lang: str, joined: str) -> None:
+    # Seen: "ciao", then "entra zbdd Giulia", answered in English; "/start", then "unirse hag4 Diego", likewise.
+    h = Mixed(db)
+    h.say("host", "new")  # an English game
+    code = h.game().code
+    me = "+390000001"
+    h.say(me, first)
+    h.say(me, f"{word} {code} Giulia")
+    assert any(joined in m for m in h.inbox(me)), h.inbox(me)
+    # His language until he says otherwise: neither an English word nor the other language's changes it.
+    already = gsm7(t(lang, "svc.join.already", code=code, name="Giulia"))
+    assert h.say(me, f"join {code} Giulia") == [already]
+    assert h.say(me, f"{'unirse' if lang == 'it' else 'entra'} {code} Giulia") == [already]
+    h.say(me, "lang en")
+    assert h.say(me, f"{word} {code} Giulia") == [t("en", "svc.join.already", code=code, name="Giulia")]
+
+
+def test_telegrams_language_code_tells_a_newcomers_language_until_his_words_do(h: Harness) -> None:
+    h.say("host", "new")
+    code = h.game().code
+
+    def tg(text: str, language: str | None) -> list[str]:
+        message = Incoming("test", "zoe", f"z{next(h._ids)}", text, language=language)
+        return h.svc._act(h.svc._inbound(message))  # what the Telegram webhook hands over
+
+    tg("/start", "it")
+    tg(f"join {code} Zoe", "en")  # his app says English now: what it said first stays
+    assert tg(f"join {code} Zoe", None) == [t("it", "svc.join.already", code=code, name="Zoe")]
+    tg("unirse", "it")  # his words outrank his app's
+    assert tg(f"join {code} Zoe", "it") == [t("es", "svc.join.already", code=code, name="Zoe")]
 
 
 # -- the pack told when its choices differ ---------------------------------------------------------

@@ -36,6 +36,9 @@ class Sms:
     def fold(self, text: str) -> str:
         return gsm7.fold(text)
 
+    def shows(self, name: str) -> str | None:
+        return gsm7.plain_name(name)
+
     def cannot_act(self, error: str) -> bool:
         return False
 

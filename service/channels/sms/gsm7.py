@@ -118,22 +118,72 @@ _PLAIN = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"
           "\u00a0": " ", "→": "->", "×": "x", "È": "E'"}
 
 
+#: Emoji an SMS reader would get as ``?`` (one for each code point of a ❤️ or a 👍🏽): the commonest
+#: faces and signs as the emoticons a texter types; any other run of emoji as one ``EMOJI`` mark.
+EMOTICONS = {
+    "🙂": ":)", "😊": ":)", "☺": ":)", "😀": ":D", "😃": ":D", "😄": ":D", "😁": ":D", "😆": "xD",
+    "😂": ":'D", "🤣": ":'D", "😉": ";)", "😜": ";P", "😛": ":P", "🙁": ":(", "☹": ":(", "😞": ":(",
+    "😟": ":(", "😢": ":'(", "😭": ":'(", "😮": ":O", "😲": ":O", "😱": ":O", "😐": ":|", "😠": ">:(",
+    "😡": ">:(", "❤": "<3", "😍": "<3", "😘": ":*", "👍": "(+1)", "👎": "(-1)",
+}
+EMOJI = "[emoji]"
+# What rides on an emoji without being one: the variation selectors, the zero-width joiner of a
+# sequence (👨‍👩‍👧), the skin tones, the tags of a flag.
+_RIDERS = frozenset({0xFE0E, 0xFE0F, 0x200D, 0x20E3}) | frozenset(range(0x1F3FB, 0x1F400)) | frozenset(
+    range(0xE0020, 0xE0080))
+_EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x2300, 0x23FF))
+
+
+def _emoji(c: str) -> bool:
+    return any(lo <= ord(c) <= hi for lo, hi in _EMOJI_RANGES)
+
+
+def _plain(c: str) -> str | None:
+    """``c`` in GSM-7: itself, its plain mark, or its letter without accents; None if it has none."""
+    if is_gsm7(c):
+        return c
+    c = _PLAIN.get(c, c)
+    if is_gsm7(c):
+        return c
+    base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
+    return base if base and all(x in GSM7_BASIC for x in base) else None
+
+
+def _emoticons(run: list[str]) -> str:
+    """A run of emoji as what an SMS reader can read: each as its emoticon or the mark, the same
+    twice in a row once (``🐺🐺😂`` reads ``[emoji] :'D``)."""
+    faces = [EMOTICONS.get(c, EMOJI) for c in run]
+    return " ".join(f for i, f in enumerate(faces) if i == 0 or f != faces[i - 1])
+
+
 def fold(text: str) -> str:
     """Keep an SMS in GSM-7 (160 characters a segment instead of 70): letters outside the
-    alphabet lose their accents (Spanish á í ó ú), typographic marks become plain ones, and what
-    has no GSM-7 equivalent becomes ``?``. What every text written to an SMS reader goes through."""
-    out = []
+    alphabet lose their accents (Spanish á í ó ú), typographic marks become plain ones, emoji
+    become emoticons or the mark ``[emoji]`` (``EMOTICONS``), and anything else with no GSM-7
+    equivalent becomes ``?``. What every text written to an SMS reader goes through."""
+    out: list[str] = []
+    run: list[str] = []
     for c in text:
-        if is_gsm7(c):
-            out.append(c)
+        if ord(c) in _RIDERS:
             continue
-        c = _PLAIN.get(c, c)
-        if is_gsm7(c):
-            out.append(c)
+        if _emoji(c):
+            run.append(c)
             continue
-        base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
-        out.append(base if base and all(x in GSM7_BASIC for x in base) else "?")
+        if run:
+            out.append(_emoticons(run))
+            run = []
+        plain = _plain(c)
+        out.append("?" if plain is None else plain)
+    if run:
+        out.append(_emoticons(run))
     return "".join(out)
+
+
+def plain_name(name: str) -> str | None:
+    """A player's name as an SMS reader sees and types it (``Zoë`` as ``Zoe``; GSM-7's own accented
+    letters kept), or None when a sign of it has no GSM-7 form (an emoji, a Cyrillic letter)."""
+    plain = [_plain(c) for c in unicodedata.normalize("NFC", name)]
+    return None if any(p is None for p in plain) else "".join(p or "" for p in plain)
 
 
 def pack(texts: Sequence[str], sep: str = "\n", max_len: int = 1600) -> list[list[int]]:
