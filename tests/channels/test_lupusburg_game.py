@@ -65,7 +65,7 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
 
     # The start: the table is told who holds the Burgomaster and what he does.
     started = news(sofia, 0)
-    assert has(started, "El Burgomaestre es Sofía", "pasa al siguiente en sentido horario"), started
+    assert has(started, "El Burgomaestre es Sofía", "el cargo pasa al siguiente jugador en sentido horario"), started
     assert has(news(pam, 0), "Burgomaestre: Sofia"), pam.texts()
 
     # Night 1: the Thief looks (a button named in Spanish), the Werewolf's Claw takes Oli's left house.

@@ -288,8 +288,9 @@ def test_a_tie_the_order_around_the_table_broke_is_said_as_one(lang: str) -> Non
     ("it", 'in parità conta chi è più vicino a fay, che ha il "Benvenuto!", in senso orario.',
      "In parità conta chi è più vicino al Borgomastro sofia, partendo dal suo posto in senso orario:",
      "Parità (senso orario da gus): il villaggio lincia bob."),
-    ("es", 'en un empate cuenta quién está más cerca de fay, que tiene el "¡Bienvenido!", en sentido horario.',
-     "En un empate cuenta quién está más cerca del Burgomaestre sofia, contando desde su asiento en sentido horario:",
+    ("es", 'en caso de empate cuenta quien está más cerca de fay, que tiene el "¡Bienvenido!", en sentido horario.',
+     "En caso de empate cuenta quien está más cerca del Burgomaestre sofia, contando desde su asiento en sentido "
+     "horario:",
      "Empate (sentido horario desde gus): el pueblo lincha a bob."),
 ])
 def test_a_tie_names_whom_the_order_around_the_table_is_counted_from(lang: str, welcome: str, burgomaster: str,

@@ -35,7 +35,8 @@ def test_status_shows_phase_deadline_the_living_and_the_tally(h: Harness) -> Non
     h.say("host", "pause")
     assert h.say(voters[0], "stato")[0].startswith(f"Game {code}: nominations 1, paused by a host. Alive:")
     h.say(voters[0], "lingua it")
-    assert h.say(voters[0], "stato")[0].startswith(f"Partita {code}: votazione 1, in pausa per un organizzatore.")
+    assert h.say(voters[0], "stato")[0].startswith(
+        f"Partita {code}: votazione 1, in pausa per decisione di un organizzatore.")
 
 
 def test_role_repeats_the_card_and_what_it_learned(h: Harness) -> None:

@@ -350,8 +350,8 @@ def test_the_pack_reads_the_split_in_its_own_language_and_nobody_else_does(h: Ha
     h.clear()
     h.say(b, f"matar {y}")
     told = [m for m in h.inbox(a) if m.startswith("La manada eligió víctimas distintas")]
-    assert told == [f"La manada eligió víctimas distintas: {a} mata a {x}, {b} mata a {y}. Al amanecer muere quien "
-                    "eligieron más lobos vivos; un empate se sortea."]
+    assert told == [f"La manada eligió víctimas distintas: {a} mata a {x}, {b} mata a {y}. Al amanecer muere el "
+                    "elegido por más lobos vivos; si hay empate, se sortea."]
     assert any(m.startswith("La manada eligió") for m in h.inbox(b))
     assert not any("distintas" in m for who in NAMES if who not in (a, b) for m in h.inbox(who))
 
