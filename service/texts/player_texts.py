@@ -55,7 +55,10 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
     lang = reader.lang
     if pv["status"] == "over":
         line = roles_by_card if reader.sms else roles_line
-        lines = [t(lang, "svc.status.over", code=info.code, team=t(lang, f"team.{pv.get('team')}"),
+        # Lupusburg's Townsfolk win as one player, the best scorer (as its end text says).
+        key = "svc.status.over.points" if pv.get("score_table") and pv.get("team") == "townsfolk" \
+            else "svc.status.over"
+        lines = [t(lang, key, code=info.code, team=t(lang, f"team.{pv.get('team')}"),
                    count=side_count(pv.get("team")), winners=names(pv["winners"], lang)),
                  t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
         if history:

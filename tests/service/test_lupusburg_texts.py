@@ -274,6 +274,8 @@ def test_status_at_the_end_of_a_lupusburg_game_answers_by_sms() -> None:
     text = player_texts.status_text(over, render.Reader("pam", "es", sms=True),  # type: ignore[arg-type]
                                     render.Info("K7Q", "UTC", None), False)
     assert "Hombre Lobo + Habitante del pueblo: diego" in text and t("es", "svc.scores.explained") in text, text
+    # "ganaron los Habitantes. Ganadores: pam" named a side of one: the one winner, on points.
+    assert text.startswith("La partida K7Q ha terminado: ganó pam, con más puntos."), text
 
 
 def test_houses_dealt_and_each_seat_in_italian_and_english(h: Harness) -> None:
