@@ -61,7 +61,8 @@ def _coins(data: Mapping[str, Any], _reader: Any) -> dict[str, Any]:
 FILLS: dict[str, Callable[[Mapping[str, Any], Any], dict[str, Any]]] = {
     "bet.drawn": _coins,
     "privilege.seen": lambda d, _r: {"player": d.get("player") or str(d.get("house", "")).rpartition(":")[0]},
-    "day.ballot_taken": lambda d, _r: {"votes": " + ".join(str(v) for v in d.get("votes", ()))},
+    "day.ballot_taken": lambda d, _r: {"votes": " + ".join(str(v) for v in d.get("votes", ())),
+                                       "used": len(d.get("votes", ()))},
 }
 
 

@@ -148,7 +148,7 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     pam.say("VOTAR 3")
     assert state(stack).ballots["Pam"] == ("Diego:left", "Diego:left")
     stack.deliver()
-    assert has(pam.texts()[-1], "Votos secretos: Diego:izq + Diego:izq (de 2)"), pam.texts()[-1]
+    assert has(pam.texts()[-1], "Votos secretos: Diego:izq + Diego:izq (2 de 2)"), pam.texts()[-1]
     sofia.say("votar 3")
     sofia.say("votar diego")
     diego.say("votar 4")

@@ -92,7 +92,9 @@ def test_a_ballot_by_seat_takes_the_owners_one_suspect_house_and_asks_only_betwe
     h.clear()
     h.say(y, f"votar {seat}")
     assert lupusburg(h).ballots[y] == (f"{wolf}:left",)
-    assert last(h, y) == t("es", "day.ballot_taken.two", votes=f"{wolf}:izquierda", of=2)
+    # "Votos secretos: Cat:izq (de 2)": how many of his two he has cast, said.
+    assert last(h, y) == t("es", "day.ballot_taken.two", votes=f"{wolf}:izquierda", used=1, of=2)
+    assert "(1 de tus 2)" in last(h, y)
     h.say(y, f"votar {wolf}")  # his name, likewise
     assert lupusburg(h).ballots[y] == (f"{wolf}:left", f"{wolf}:left")
     # A seat none of whose houses is a suspect: the rules' reason, never a question offering his houses.
