@@ -151,7 +151,7 @@ def new(ctx: Ctx, p: Parsed) -> None:
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
-    ctx.reply("svc.created", code=code, rules=rules, tz=tz)
+    ctx.reply("svc.created", code=code, rules=t(lang, f"rules.{rules}"), tz=tz)
     if group is not None:
         join = ctx.bot_link(group.channel, code)
         button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
