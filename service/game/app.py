@@ -78,8 +78,8 @@ class Service:
         self.handles: dict[str, str] = {}
         """Each channel's name of the bot (Telegram's username: its webhook asks getMe), for links."""
         self.before_close: list[Callable[[Ctx, Room], None]] = []
-        """Called inside ``close_phase``'s transaction, under the game lock, before the engine closes
-        the phase (the worker counts who let it pass: service.game.reminders)."""
+        """Called inside ``close_phase``'s transaction, under the game lock, before a close that does not
+        end the game is applied (the worker counts who let it pass: service.game.reminders)."""
 
     def run(self, work: Callable[[Session, datetime], tuple[T, Ctx | None]]) -> T:
         """Run ``work(session, now)`` in one transaction, retried on conflicts; the outbox rows its
@@ -387,9 +387,9 @@ class Service:
             ctx = Ctx(session, self, now)
             room = Room(ctx, game)
             assert room.state is not None
-            for hook in self.before_close:
-                hook(ctx, room)
             new, events = engine.close_phase(room.state, phase_no)
+            for hook in self.before_close if new.phase is not engine.Phase.OVER else ():
+                hook(ctx, room)
             room.advance(new, events, (None, "end"))
             session.add(game)
             bump(session, game)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlmodel import Session, select
+
 import engine
 from service.game.reminders import is_quiet, parse_quiet, remind, remind_at
-from service.store.models import Outbox
+from service.store.models import Absence, Outbox, Seat
 
 from .conftest import HOST, Table, act, everyone_but
 
@@ -100,3 +102,28 @@ def _reports(rows: list[Outbox], name: str, host: int | None) -> list[str]:
     """The texts that ask the host what to do about `name`."""
     return [r.text for r in rows if r.key == "svc.inactive.host" and r.identity_id == host
             and name in r.text.replace(":", " ").split()]
+
+
+def test_the_close_that_ends_the_game_warns_nobody_of_absences(lite: Table) -> None:
+    # The Lupusburg end reached an SMS player as "2 fases seguidas sin actuar. Si faltas a la próxima..."
+    # right above "Se acabó": no next phase is coming.
+    lite.open("night 1h nominations 1h ballot 1h")
+    idle = next(p for p in lite.state().players if lite.state().roles[p].value == "villager")  # type: ignore[attr-defined]
+    for _ in range(30):
+        state, game = lite.state(), lite.game()
+        if engine.close_phase(state, game.phase_no)[0].phase is engine.Phase.OVER:
+            break
+        everyone_but(lite, idle) if idle in state.alive else act(lite)  # type: ignore[attr-defined]
+        lite.advance(hours=2)
+        lite.svc.close_phase(game.id or 0, game.phase_no)
+    # The last phase: nobody acts, and everyone is one phase short of the warning.
+    game = lite.game()
+    assert game.status == "running"
+    with Session(lite.db) as s:
+        for seat in s.exec(select(Seat).where(Seat.game_id == game.id)):
+            s.merge(Absence(seat_id=seat.id, game_id=game.id or 0, misses=1, last_phase=game.phase_no - 1))
+        s.commit()
+    lite.advance(hours=2)
+    assert lite.svc.close_phase(game.id or 0, game.phase_no)
+    assert lite.game().status == "over"
+    assert not [r for r in lite.rows() if r.key.startswith("svc.inactive.") and f":p{game.phase_no}:" in r.dedup_key]
