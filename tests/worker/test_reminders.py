@@ -121,7 +121,7 @@ def test_the_close_that_ends_the_game_warns_nobody_of_absences(lite: Table) -> N
     assert game.status == "running"
     with Session(lite.db) as s:
         for seat in s.exec(select(Seat).where(Seat.game_id == game.id)):
-            s.merge(Absence(seat_id=seat.id, game_id=game.id or 0, misses=1, last_phase=game.phase_no - 1))
+            s.merge(Absence(seat_id=seat.id or 0, game_id=game.id or 0, misses=1, last_phase=game.phase_no - 1))
         s.commit()
     lite.advance(hours=2)
     assert lite.svc.close_phase(game.id or 0, game.phase_no)
