@@ -115,3 +115,10 @@ def roles_named(words: Sequence[str]) -> tuple[list[str], str | None]:
         roles.append(str(role_key(" ".join(words[i:i + n]))))
         i += n
     return roles, None
+
+
+def card_text(lang: str, role: str, box: str | None = None) -> str:
+    """What the character is and does, from its rulebook (``box``: the box whose card it is, where
+    two boxes print one name: Lupusburg's Werewolf hunts houses)."""
+    key = f"card.{role}.{box}" if box and has("en", f"card.{role}.{box}") else f"card.{role}"
+    return t(lang, key)

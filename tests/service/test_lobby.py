@@ -39,7 +39,7 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     assert "one word" in h.say("zed", f"join {code} 42")[0]
     assert "one word" in h.say("zed", f"join {code} a#b")[0]
     assert h.say("zed", f"entra {code.lower()} zed") == []  # the joins go to everyone through the outbox
-    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, leave, "
+    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, guide, leave, "
                                     "say TEXT, lang it|es|en."]
     assert h.say("host", "help")[1] == "Host: start, cohost NAME, remove NAME, end."
     assert any(m == f"zed joined game {code} (4 players)." for m in h.inbox("ann"))
