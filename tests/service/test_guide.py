@@ -11,12 +11,12 @@ from sqlalchemy import Engine
 
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
-from service.texts import cards
+from service.texts import cards, render
 from service.texts.guide import BOXES, box_name
 from service.texts.i18n import LANGUAGES, role_name, t
 
 from .conftest import Harness
-from .play import open_game
+from .play import open_game, start
 from .test_sms_on_request import Sms
 
 GUIDE = {"en": "guide", "it": "guida", "es": "guía"}
@@ -94,3 +94,22 @@ def test_by_sms_each_answer_is_at_most_two_segments(db: Engine, lang: str) -> No
         assert segments(out) <= 2, out
     (listed,) = h.say(who, GUIDE[lang])
     assert gsm7(cards.theme_names(lang)) in listed and cards.theme_line(lang, "mythomania") not in listed
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_card_of_tabula_and_the_expansion_is_said_in_a_sentence_at_the_deal(lang: str) -> None:
+    # Seen: the expansion's cards were dealt with "Write help to see what you can do now."
+    for role in (*BOXES["tabula"], *BOXES["expansion"]):
+        said = render.role_help(lang, role)
+        assert said != t(lang, "rolehelp.default") and len(said) <= 160, (role, said)
+
+
+def test_an_italian_expansion_game_deals_each_card_with_its_sentence(h: Harness) -> None:
+    names = ["ann", "bob", "cat", "dan", "eve", "fay", "gil", "hal", "ivy"]
+    open_game(h, "it", names=names, extra="tema il turno di notte")
+    start(h, "it")
+    roles = {p: r.value for p, r in h.state().roles.items()}  # type: ignore[attr-defined]
+    assert "baron_samedi" in roles.values()
+    for who, role in roles.items():
+        dealt = next(m for m in h.inbox(who) if m.startswith("Il tuo personaggio"))
+        assert f"{role_name('it', role)}. {render.role_help('it', role)}" in dealt, dealt
