@@ -1,12 +1,9 @@
 """Creating a game, joining it, leaving it, starting it; listing games and players.
 
-Deck choice for ``tabula``: the host names the special characters (``deck seer medium``)
-or a theme; the bot adds the Werewolves the player count takes (two, three from 16 players;
-Lara and any Werewolf he names count among them) and fills with Villagers. The count is the
-rulebook's, not the host's: more Werewolves than it takes are refused, with how many it takes.
-Each ``set`` of the deck is answered with the deck as it would be dealt to the players in
-the lobby now (or why it cannot be). Seating is shuffled at start (from the game's stored
-seed) unless the host said ``shuffle off``.
+Deck choice for ``tabula``: the host names special characters (``deck seer medium``) or a theme,
+in any language; the bot adds the Werewolves the count takes (two, three from 16 players; Lara
+and any he names among them: more are refused) and fills with Villagers. Each ``set`` of the deck
+is answered with the deck as it would be dealt now. Seating is shuffled at start from the seed.
 """
 
 from __future__ import annotations
@@ -28,10 +25,10 @@ from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
-from service.texts import choices, grammar, player_texts, render
+from service.texts import cards, choices, grammar, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
-from service.texts.i18n import LANGUAGES, role_name, t, zone_of
+from service.texts.i18n import role_name, t, zone_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
@@ -45,16 +42,6 @@ OPTION_WORDS = {
 #: ``mute ghosts on`` reads as ``mute on``.
 GHOST_WORDS = frozenset({"ghosts", "ghost", "fantasmi", "fantasmas"})
 OPTION_INDEX = {fold(w): k for k, ws in OPTION_WORDS.items() for w in ws}
-
-
-def role_key(word: str) -> str | None:
-    """A character by its record name or its name in any of the three languages."""
-    key = fold(word).replace("-", "_").replace(" ", "_")
-    for role in engine.Role:
-        local = (fold(role_name(lang, role.value)).replace(" ", "_").replace("-", "_") for lang in LANGUAGES)
-        if key == role.value or key in local:
-            return role.value
-    return None
 
 
 @dataclass
@@ -74,6 +61,10 @@ class BadWord(Exception):
         self.word = word
 
 
+class ThemeList(Exception):
+    """``theme`` with no name after it: the host is shown the themes to choose from."""
+
+
 def parse_choices(words: list[str]) -> Choices:
     c, i = Choices(), 0
     while i < len(words):
@@ -84,24 +75,26 @@ def parse_choices(words: list[str]) -> Choices:
         if fold(w) in {r.value for r in RuleSet}:
             c.rules, c.timing_only, i = fold(w), False, i + 1
             continue
+        if key == "theme":  # its name may be several words, in any language
+            if (found := cards.theme_at(words[i + 1:])) is None:
+                if not arg:
+                    raise ThemeList
+                raise InvalidSetup("setup.unknown_theme", f"there is no theme called {arg!r}", theme=arg)
+            c.setup["theme"], c.timing_only, i = found[0], False, i + 1 + found[1]
+            continue
         if key is None or not arg:
             raise BadWord(w)
         if key not in ("night", "nominations", "ballot", "mute"):
             c.timing_only = False
         if key == "deck":
-            cards, i = [], i + 1
-            while i < len(words) and fold(words[i]) not in OPTION_INDEX:
-                for item in filter(None, words[i].split(",")):
-                    if (role := role_key(item)) is None:
-                        raise BadWord(item)
-                    cards.append(role)
-                i += 1
-            c.setup["specials"] = cards
+            end = next((j for j in range(i + 1, len(words)) if fold(words[j]) in OPTION_INDEX), len(words))
+            roles, bad = cards.roles_named(" ".join(words[i + 1:end]).replace(",", " ").split())
+            if bad is not None:
+                raise BadWord(bad)
+            c.setup["specials"], i = roles, end
             continue
         i += 2
-        if key == "theme":
-            c.setup["theme"] = engine.theme_key(arg)  # an unknown theme: InvalidSetup, answered at once
-        elif key in ("night", "nominations", "ballot"):
+        if key in ("night", "nominations", "ballot"):
             at, minutes = grammar.parse_time(arg), grammar.parse_duration(arg)
             if at is None and minutes is None:
                 raise BadWord(arg)
@@ -128,14 +121,23 @@ def parse_choices(words: list[str]) -> Choices:
     return c
 
 
+def _choices(ctx: Ctx, p: Parsed) -> Choices | None:
+    """What the host chose, or None once he is told why it is not understood."""
+    try:
+        return parse_choices(list(p.args))
+    except BadWord as e:
+        ctx.reply("svc.new.bad", word=e.word)
+    except ThemeList:
+        ctx.reply("svc.themes", themes=cards.themes_list(ctx.lang))
+    except InvalidSetup as e:
+        ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=cards.theme_names(ctx.lang))
+    return None
+
+
 def new(ctx: Ctx, p: Parsed) -> None:
     assert ctx.identity is not None
-    try:
-        c = parse_choices(list(p.args))
-    except BadWord as e:
-        return ctx.reply("svc.new.bad", word=e.word)
-    except InvalidSetup as e:
-        return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
+    if (c := _choices(ctx, p)) is None:
+        return None
     lang = c.lang or ctx.lang
     rules, tz = c.rules or RuleSet.TABULA.value, c.tz or zone_of(lang, ctx.svc.settings.DEFAULT_TIMEZONE)
     code = fresh_code(ctx)
@@ -174,12 +176,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     game = room.game
     if not room.is_host(ctx.identity.id if ctx.identity else None):
         return ctx.reply("svc.not_host")
-    try:
-        c = parse_choices(list(p.args))
-    except BadWord as e:
-        return ctx.reply("svc.new.bad", word=e.word)
-    except InvalidSetup as e:
-        return ctx.reply("svc.new.bad_theme", reason=error_text(ctx.lang, e), themes=", ".join(engine.themes()))
+    if (c := _choices(ctx, p)) is None:
+        return None
     if not p.args or (game.status != "lobby" and not c.timing_only) or game.status in ("over", "ended"):
         return ctx.reply("svc.set.bad", code=game.code)
     for phase in ("night", "nominations", "ballot"):

@@ -13,7 +13,7 @@ from sqlalchemy import bindparam
 from sqlmodel import col, or_, select
 
 import engine
-from service.game import host, lobby, more, play, rematch, volunteers
+from service.game import guide, host, lobby, more, play, rematch, volunteers
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.db import bump, lock_game
@@ -53,6 +53,8 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
         return play.digest(ctx, p)
     if verb == "tz":
         return play.timezone(ctx, p)
+    if verb == "guide":  # in or out of a game: it changes nothing
+        return guide.guide(ctx, p)
     if verb == "games":
         return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
     if verb == "join":

@@ -21,6 +21,8 @@ def error_text(lang: str, error: LupusError) -> str:
     params: dict[str, Any] = houses.localize(dict(error.params), lang)  # a Lupusburg house in his language
     if "role" in params:
         params["role"] = role_name(lang, str(params["role"]))
+    if has("en", f"theme.{params.get('theme')}"):  # a theme by its name in his language, not its key
+        params["theme"] = t(lang, f"theme.{params['theme']}")
     if "verb" in params:
         # "You cannot {verb}" takes the verb as an infinitive phrase ("Ora non puoi scrutare un
         # giocatore"), not as the command word (the imperative "vedi" in Italian).

@@ -46,6 +46,7 @@ SERVICE_WORDS: dict[str, tuple[str, ...]] = {
     "cohost": ("cohost", "co-host", "vice", "coorganizador", "coorganizzatore"),
     "again": ("again", "rematch", "ancora", "rivincita", "otra", "revancha"),
     "more": ("more", "leggi", "leer"),
+    "guide": ("guide", "guida", "guia"),
 }
 
 #: Engine verbs and their words.
@@ -253,7 +254,7 @@ LANGUAGE_WORDS: dict[str, frozenset[str]] = {
         "riprendi", "continua", "sostituisci", "rimpiazza", "rimuovi", "espelli", "termina", "finisci",
         "volontario", "riserva", "coorganizzatore", "ancora", "rivincita", "sbrana", "uccidi", "vedi",
         "guarda", "scruta", "proteggi", "gufa", "gufo", "resuscita", "rianima", "ritratto", "teschio",
-        "pozione", "sbircia", "rivela", "mostra", "scommetti", "punta", "moneta"}),
+        "pozione", "sbircia", "rivela", "mostra", "scommetti", "punta", "moneta", "guida"}),
     "es": frozenset({
         "ayuda", "comandos", "estado", "rol", "personaje", "idioma", "unirse", "unirme", "entrar", "salir",
         "dejar", "abandonar", "empezar", "comenzar", "iniciar", "nueva", "nuevo", "crear", "ajustar",
@@ -263,7 +264,7 @@ LANGUAGE_WORDS: dict[str, frozenset[str]] = {
         "revancha", "matar", "mata", "devora", "ver", "mirar", "mira", "proteger", "protege", "buho",
         "imitar", "votar", "revivir", "resucitar", "resucita", "retrato", "calavera", "pocion", "espia",
         "espiar", "revela", "revelar", "mostrar", "muestra", "ensena", "apuesta", "apostar", "apuesto",
-        "moneda"}),
+        "moneda", "guia"}),
 }
 
 

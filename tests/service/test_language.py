@@ -206,7 +206,7 @@ RULEBOOK_NAMES = {
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_characters_have_the_rulebooks_names(lang: str) -> None:
-    from service.game.lobby import role_key
+    from service.texts.cards import role_key
     from service.texts.i18n import role_name
 
     for role, name in RULEBOOK_NAMES[lang].items():

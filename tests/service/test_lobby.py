@@ -39,7 +39,7 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     assert "one word" in h.say("zed", f"join {code} 42")[0]
     assert "one word" in h.say("zed", f"join {code} a#b")[0]
     assert h.say("zed", f"entra {code.lower()} zed") == []  # the joins go to everyone through the outbox
-    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, leave, "
+    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, guide, leave, "
                                     "say TEXT, lang it|es|en."]
     assert h.say("host", "help")[1] == "Host: start, cohost NAME, remove NAME, end."
     assert any(m == f"zed joined game {code} (4 players)." for m in h.inbox("ann"))
@@ -57,7 +57,7 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
     (NAMES, "deck werewolf werewolf werewolf werewolf",
      "With 8 players the deck takes 2 Werewolves (Lara counts as one), not 4."),
-    (NAMES[:7], "theme the_night_shift", "The theme the_night_shift is for 8 to 13 players (there are 7)."),
+    (NAMES[:7], "theme the_night_shift", "The Night Shift is a theme for 8 to 13 players (there are 7)."),
 ])
 def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, names: list[str], extra: str,
                                                                 reason: str) -> None:
@@ -68,8 +68,9 @@ def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, name
 
 
 def test_an_unknown_theme_is_refused_at_once_with_the_themes(h: Harness) -> None:
-    themes = ("The themes: different_factions_different_afterlives, mythomania, nights_of_blood, "
-              "the_evil_and_the_cure, the_few_and_the_special, the_lovers_of_mystery, the_night_shift.")
+    # The themes by their names, fewest players first (seen: their identifiers).
+    themes = ("The themes: The Few and the Special!; The Night Shift; The Evil and the Cure; Different Factions, "
+              "Different Afterlives; The Lovers of Mystery; Nights of Blood; Mythomania.")
     assert h.say("host", "new theme unicorns") == ["There is no theme called unicorns. " + themes]
     with Session(h.db) as s:
         assert s.exec(select(Game)).all() == []  # nothing was created

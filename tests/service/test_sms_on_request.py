@@ -15,7 +15,7 @@ import engine
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import segments
 from service.store.models import GameEvent, Identity, Outbox
-from service.texts import grammar, render
+from service.texts import cards, grammar, render
 from service.texts.history import history_text
 from service.texts.i18n import LANGUAGES, role_name, t
 
@@ -25,6 +25,10 @@ from .play import NAMES, open_game, play_to_end, start
 #: The words the start and end texts tell him to send, by language: (role, players, status).
 WORDS = {"en": ("role", "players", "status"), "it": ("ruolo", "giocatori", "stato"),
          "es": ("rol", "jugadores", "estado")}
+
+
+#: The guide's word, by language, as the start text writes it.
+GUIDE = {"en": "guide", "it": "guida", "es": "guía"}
 
 
 class Sms(Harness):
@@ -57,8 +61,12 @@ def test_the_start_text_says_how_to_ask_for_the_cards_help_and_the_seating_and_b
     for who in (villager, wolves[0]):
         (text,) = h.inbox(who)
         assert gsm7(t(lang, "sms.role.dealt", role=role_name(lang, roles[who]))) in text, text
-        assert f" {role_word}." in text and f" {players_word}." in text, text
+        # What the card does is one command away, in his words: the guide's answer (seen: "text role").
+        guide = f"{GUIDE[lang]} {role_name(lang, roles[who])}"
+        assert gsm7(f" {guide})") in text and f" {players_word}." in text, text
         assert render.role_help(lang, roles[who]) not in text  # on request now
+        (card,) = h.say(who, guide)
+        assert gsm7(cards.card_text(lang, roles[who])) in card, card
         if who == villager:  # nothing to do on the first night: one segment
             assert segments(text) == 1, text
         (help_,) = h.say(who, role_word)
