@@ -153,7 +153,9 @@ def new(ctx: Ctx, p: Parsed) -> None:
     ctx.session.add(game)
     ctx.session.flush()
     ctx.identity.current_game_id = game.id
-    ctx.reply("svc.created", code=code, rules=t(lang, f"rules.{rules}"), tz=tz)
+    theme = c.setup.get("theme")  # a theme says more than its box
+    named = cards.theme_name(lang, theme) if theme else t(lang, f"rules.{rules}")
+    ctx.reply("svc.created", code=code, rules=named, tz=tz)
     if group is not None:
         join = ctx.bot_link(group.channel, code)
         button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}

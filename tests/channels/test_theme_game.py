@@ -26,7 +26,10 @@ def _table(stack: Stack) -> tuple[str, dict[str, Person], dict[str, int]]:
     stack.deliver()
     english = {player.first_name: len(player.texts()) for player in tg}  # read before he said "lingua it"
     host.say(f"nuova lingua it tema {THEME}")
+    stack.deliver()
     code = stack.game().code
+    # The game is created by its theme's Italian name ("(tabula, ...)" and "the_night_shift" before).
+    assert host.texts()[-1].startswith(f"Partita {code} creata (Il turno di notte, Europe/Rome)."), host.texts()[-1]
     for player in tg:
         player.say(f"entra {code} {player.first_name}")
     sms = [sms_player(stack) for _ in SMS_NAMES]
@@ -41,7 +44,7 @@ def _table(stack: Stack) -> tuple[str, dict[str, Person], dict[str, int]]:
 
 
 #: The theme as an Italian host types it.
-THEME = "the_night_shift"
+THEME = "il turno di notte"
 
 
 def _english_in(text: str, code: str) -> list[str]:
@@ -61,9 +64,14 @@ def test_a_theme_game_in_italian_speaks_italian_on_every_phone(stack: Stack) -> 
         assert texts, name
         found = {w for text in texts for w in _english_in(text, code)}
         assert not found, (name, found, texts)
-    # Each player was told his card by its Italian name.
+    # Each player was told at the deal his card by its Italian name and what it does (by SMS, how to
+    # ask the guide for it).
     roles = _state(stack).roles
     for name, p in people.items():
-        card = t("it", f"role.{roles[name].value}")
-        card = gsm7(card) if isinstance(p, SmsPlayer) else card
-        assert any(card in text for text in p.texts()), (name, card)
+        role = roles[name].value
+        if isinstance(p, SmsPlayer):
+            said = gsm7(t("it", "role." + role))
+            assert any(said in text and "guida" in text for text in p.texts()), (name, said)
+        else:
+            said = t("it", "rolehelp." + role)
+            assert said != t("it", "rolehelp.default") and any(said in text for text in p.texts()), (name, said)

@@ -24,7 +24,7 @@ def test_a_game_is_created_with_its_choices_and_its_code_is_shared(h: Harness) -
     assert (game.timezone, game.language) == ("Europe/Madrid", "es")
     # The creator is told the code and what players must write to join (in the game's language:
     # he is new here, so he takes it).
-    assert out == [f"Partida {game.code} creada (Lupus in Tabula, Europe/Madrid). Los jugadores escriben: "
+    assert out == [f"Partida {game.code} creada (El turno de noche, Europe/Madrid). Los jugadores escriben: "
                    f"unirse {game.code} NOMBRE. La organizas tú: únete para jugar, o quédate fuera para moderar. "
                    "Escribe empezar cuando estén todos."]
     # The rule set by name.
