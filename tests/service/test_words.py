@@ -444,8 +444,8 @@ def test_being_in_no_game_reads_the_same_whatever_was_asked(h: Harness) -> None:
     assert said == {t("en", "svc.not_in_game")}, said
 
 
-def test_join_reads_with_its_accent_and_sms_drops_only_the_accent() -> None:
-    # "Únete" on Telegram; GSM-7 has no "Ú", so an SMS reader gets "Unete", as every Spanish text by SMS.
-    created = t("es", "sms.svc.created", code="K7Q", rules="tabula", tz="Europe/Madrid")
-    assert "Únete para jugar" in created
-    assert "Unete para jugar" in gsm7(created) and is_gsm7(gsm7(created))
+def test_the_created_text_by_sms_loses_no_accent() -> None:
+    # "Unete" reached an SMS reader: GSM-7 has no "Ú". The SMS text says it with words GSM-7 carries whole.
+    for lang in ("es", "it"):
+        created = t(lang, "sms.svc.created", code="K7Q", rules=t(lang, "rules.tabula"), tz="Europe/Madrid")
+        assert gsm7(created) == created and is_gsm7(created), created
