@@ -55,7 +55,7 @@ def test_the_walk_through_works_whatever_cards_are_dealt(tmp_path: Path, seed: i
             assert _cards(sb, code) == {"Ann": ann, "Bob": bob}  # the deal this case is about
             # 2. Each phone was dealt its card in private, with what it does.
             assert _bot_said(page, "Ann", f"Your character: {ann.title()}.")
-            assert _bot_said(page, "Bob", f"Your card: {bob.title()}.")
+            assert _bot_said(page, "Bob", f"Your card: {bob.title()} (text guide {bob.title()}).")
             for command in ("help", "status", "role"):
                 for phone in ("Ann", "Bob"):
                     assert page.post("/api/say", json={"phone": phone, "text": command}).status_code == 200
