@@ -58,7 +58,14 @@ def _coins(data: Mapping[str, Any], _reader: Any) -> dict[str, Any]:
     return {"coins": ", ".join(coins), "count": len(coins)}
 
 
+def _dealt(data: Mapping[str, Any], reader: Any) -> dict[str, Any]:
+    """What his pair of cards makes him do, in a sentence (Lupusburg's Werewolf is not the base game's)."""
+    role = str(data.get("role"))
+    return {"role_help": t(reader.lang, "rolehelp.werewolf.lupusburg" if role == "werewolf" else f"rolehelp.{role}")}
+
+
 FILLS: dict[str, Callable[[Mapping[str, Any], Any], dict[str, Any]]] = {
+    "houses.dealt": _dealt,
     "bet.drawn": _coins,
     "privilege.seen": lambda d, _r: {"player": d.get("player") or str(d.get("house", "")).rpartition(":")[0]},
     "day.ballot_taken": lambda d, _r: {"votes": " + ".join(str(v) for v in d.get("votes", ())),

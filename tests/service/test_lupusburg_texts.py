@@ -10,6 +10,7 @@ from engine import Role
 from engine.lupusburg.houses import houses_of
 from engine.lupusburg.state import LupusburgState
 from engine.record import load_record
+from service.channels.sms.gsm7 import fold as gsm7
 from service.texts import player_texts, render
 from service.texts.i18n import t
 
@@ -216,6 +217,20 @@ def test_one_coin_left_is_said_as_one() -> None:
     assert "Solo quedaba 1 moneda en la bolsa, la de 5: quédatela con moneda 5." in one, one
     sms = render.event_text("bet.drawn", {"target": "Pam", "coins": [5]}, render.Reader("ann", "es", sms=True), info)
     assert sms.startswith("Apuesta por Pam, secreta. Queda 1 moneda, la de 5"), sms
+
+
+def test_the_deal_says_what_each_pair_of_cards_makes_its_player_do() -> None:
+    # "Juegas como Habitante del pueblo. Casa izquierda: ..." told nobody what he may do, nor how he wins.
+    info = render.Info("K7Q", "UTC", None)
+    for role, said in (("townsfolk", "No tienes poderes: descubre al hombre lobo"),
+                       ("thief", "Cada noche miras bajo una casa"),
+                       ("werewolf", "Cada noche matas al personaje bajo una casa")):
+        data = {"role": role, "left": "villager", "right": role if role != "townsfolk" else "villager", "chest": "left"}
+        for sms in (False, True):
+            text = render.event_text("houses.dealt", data, render.Reader("ann", "es", sms=sms), info)
+            assert said in text or gsm7(said) in text, text
+    werewolf = render.event_text("houses.dealt", {**data, "role": "werewolf"}, render.Reader("ann", "en"), info)
+    assert "lose if you are lynched" in werewolf and "with the pack" not in werewolf, werewolf
 
 
 def test_help_says_what_a_lupusburg_player_may_do_in_its_own_words(h: Harness) -> None:
