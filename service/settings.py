@@ -79,13 +79,13 @@ class Settings(BaseSettings):
     """How long a close the sweep enqueued is trusted to be on its way; after that (a lost task) the
     next sweep enqueues it again. A worker that starts does not wait for it: what a killed worker
     held goes again with the next sweep (``worker.app``)."""
-    OUTBOX_SWEEP_SECONDS: float = 15.0
+    OUTBOX_SWEEP_SECONDS: float = 5.0
     """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
     REMINDER_SWEEP_SECONDS: float = 60.0
-    DISPATCH_LEASE_SECONDS: int = 60
-    """How long a worker holds an outbox row it reserved or is sending (wall clock); after that it
-    is taken for crashed. Longer than one send can take (a sender gives up after 30 s), and short
-    enough that a crash delays a chat's texts by a minute at most."""
+    DISPATCH_LEASE_SECONDS: int = 6
+    """How long a worker holds an outbox row it reserved or is sending (wall clock) without renewing
+    it; after that it is taken for crashed. A send in flight renews it every third of it, however
+    long the send takes, so a crash holds a chat's texts back only this long and a sweep's interval."""
     TELEGRAM_PER_SECOND: float = TELEGRAM_PER_SECOND  # the module's constant says why
     SMS_SEGMENTS_PER_SECOND: float = 1.0
     """Per sender number: a long code sends about one segment a second."""

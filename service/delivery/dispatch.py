@@ -17,14 +17,14 @@ A row's life: ``pending`` -> (claim) ``sending`` -> (begin) in flight -> ``sent`
   reserved is free again within seconds. Every later write is a compare-and-set on (status,
   attempts): a worker whose lease ran out cannot overwrite what the next one did.
 - Begin: right before the platform is called, the rows of that send are marked in flight
-  (``sent_at`` = the wall clock, held for the whole lease, longer than a send can take), again as a
+  (``sent_at`` = the wall clock, the lease renewed while the send runs: ``flight``), again as a
   compare-and-set: a reservation that ran out and was taken over by another worker is skipped,
   never sent twice. A row is in flight only for one HTTP call, so after a crash only those few rows
   can have reached the player; the rest of what the dead worker had reserved is claimed again when
   its reservation ends, as if never touched.
 - Exactly once, and where it cannot be: Telegram and Twilio keep no client key, so a worker that
   dies after the platform accepted a text but before ``sent`` was written leaves a row in flight
-  that is sent again when its lease ends. That second send is the only one: a row found abandoned a
+  that is sent again seconds later, when its lease ends. That second send is the only one: a row found abandoned a
   second time is marked ``failed`` (``last_error`` says why) rather than risk a third copy. So: at
   most one extra copy, and only after a crash in that window; ``dedup_key`` in the logs and in
   Twilio's status callback lets an operator see it.
@@ -69,6 +69,7 @@ import structlog
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from service.delivery import flight
 from service.delivery.batching import Send, sends
 from service.delivery.limiter import Limiter
 from service.delivery.rows import (
@@ -80,6 +81,7 @@ from service.delivery.rows import (
     move_address,
     release,
     release_retrying,
+    renew,
     settle,
     unreachable,
 )
@@ -292,7 +294,8 @@ def _round(run: _Run, pool: ThreadPoolExecutor, granted: list[tuple[_Chat, list[
             else:
                 futures.append(pool.submit(_at, slot, rebook, sender.send, first.address, send.text,
                                            buttons=send.buttons, dedup_key=first.dedup_key))
-    results = [f.result() for f in futures]
+    flying = [r for _, batches in go for r in batches[0].rows]
+    results = flight.results(futures, partial(renew, run.db, flying, run.lease), run.lease / 3)
     done = [batches[0] for (_, batches), res in zip(go, results, strict=True) if res.ok and not res.new_address]
     if sent := [r for send in done if send.finishes for r in send.rows]:  # the common case, settled together
         settle(run.db, sent, status="sent", sent_at=run.clock())

@@ -168,6 +168,14 @@ def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
     return mine
 
 
+def renew(db: Engine, rows: Sequence[Row], lease: float) -> None:
+    """Rows still in flight and ours keep their lease ``lease`` seconds more (``flight``)."""
+    if rows:
+        with transaction(db) as s:
+            s.execute(update(Outbox).where(ours(rows), col(Outbox.sent_at).is_not(None)).values(
+                not_before=utcnow() + timedelta(seconds=lease)))
+
+
 def ours(rows: Sequence[Row]) -> Any:
     """Rows still as this worker's claim left them: the compare-and-set on (status, attempts)."""
     return and_(col(Outbox.status) == "sending",
