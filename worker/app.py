@@ -28,6 +28,7 @@ from celery.signals import setup_logging
 from service.ops.logging import configure
 from worker import runtime
 from worker.celery_app import embedded_broker_url, make_celery
+from worker.leases import Leases
 
 log = structlog.get_logger("lupus.worker")
 
@@ -61,6 +62,7 @@ def build(settings: Any = None) -> Any:
 
 app = build()
 _heartbeats: list[Any] = []
+_leases = Leases(runtime.marks, runtime.settings().CLOSE_LEASE_SECONDS)
 
 
 def _refuse_or_start(role: str) -> None:
@@ -101,14 +103,19 @@ def _worker_starts(**_: Any) -> None:
 def _worker_ready(**_: Any) -> None:
     _heartbeat("worker")  # ready: connected to the broker and consuming
     _closes_go_again()
+    _leases.start()
+
+
+@signals.task_received.connect
+def _received(request: Any = None, **_: Any) -> None:
+    _leases.received(request)  # a close: its lease is renewed while this worker holds it
 
 
 def _closes_go_again() -> None:
-    """A worker that starts may be replacing one killed while it held closes: the one it was running
-    and those the sweep had handed it ahead of their deadlines. Redis gives those back only after
-    its visibility timeout, an hour, and the sweep's marks kept it from handing them out again for
-    CLOSE_RETRY_SECONDS; the marks are dropped, so the next sweep hands them out at once. A close
-    still held by a live worker is then run twice, and the second finds its phase closed."""
+    """A worker that starts may be replacing one killed while it held closes: their leases lapse
+    within CLOSE_LEASE_SECONDS anyway (``worker.leases``), and dropping the marks hands them out at
+    the next sweep. A close still held by a live worker is then run twice, and the second finds its
+    phase closed."""
     try:
         log.info("marks.forgotten", marks=runtime.marks().forget())
     except Exception as e:  # a mark only saves work: the sweep finds the phases again without it
@@ -123,6 +130,7 @@ def _beat_starts(**_: Any) -> None:
 
 @signals.worker_shutdown.connect
 def _stop_heartbeats(**_: Any) -> None:
+    _leases.stop()
     while _heartbeats:
         _heartbeats.pop().stop()
 
