@@ -3,8 +3,8 @@
 Built from the settings object: Redis when REDIS_URL is set, else the embedded SQLite broker (see
 worker.celery_app). Beat only enqueues sweeps; everything it sweeps lives in the database, so a
 restart of the worker, of beat or of Redis loses nothing: the next sweep finds it again.
-Run ONE beat (Procfile `beat`, one instance): two would enqueue every sweep twice (harmless, the
-tasks are idempotent, but wasteful).
+With Redis, two beats may run (a standby): a lock in Redis lets one schedule (`standby_beats`).
+Without it, run one: two would enqueue every sweep twice (harmless, the tasks are idempotent).
 
 The senders are made once per worker process, when it starts (`worker_process_init`; for the solo
 pool, `worker_init`), and closed when it stops.
@@ -57,7 +57,24 @@ def build(settings: Any = None) -> Any:
         "sweep-outbox": every(cfg.OUTBOX_SWEEP_SECONDS, "lupus.sweep_outbox"),
         "reminders": every(cfg.REMINDER_SWEEP_SECONDS, "lupus.reminders"),
     }
+    if cfg.REDIS_URL:
+        celery.conf.update(standby_beats(cfg.REDIS_URL, cfg.BEAT_LOCK_SECONDS))
     return celery
+
+
+def standby_beats(redis_url: str, lock_seconds: int) -> dict[str, Any]:
+    """celery-redbeat: the schedule lives in Redis and every beat but the one holding its lock stands
+    by (docs/decisions/0250). The leader renews the lock at each tick, at least once a second; a
+    standby tries for it every second, so it leads at most `lock_seconds` and a second after the
+    leader died, and at once after a clean stop (which releases it). Without Redis (one machine, the
+    embedded broker) there is no lock: Celery's own scheduler, and one beat."""
+    import ssl
+
+    # Heroku's Key-Value Store presents a self-signed certificate (as for the broker).
+    tls = {"ssl_cert_reqs": ssl.CERT_NONE} if redis_url.startswith("rediss://") else None
+    return {"beat_scheduler": "redbeat.RedBeatScheduler", "redbeat_redis_url": redis_url,
+            "redbeat_redis_options": {}, "redbeat_redis_use_ssl": tls, "redbeat_key_prefix": "lupus:beat",
+            "redbeat_lock_timeout": lock_seconds, "beat_max_loop_interval": 1}
 
 
 app = build()
