@@ -76,9 +76,15 @@ class Settings(BaseSettings):
     SWEEP_SECONDS: float = 5.0
     """How often beat sweeps due deadlines (a phase closes at most this long after its deadline)."""
     CLOSE_RETRY_SECONDS: float = 60.0
-    """How long a close the sweep enqueued is trusted to be on its way; after that (a lost task) the
-    next sweep enqueues it again. A worker that starts does not wait for it: what a killed worker
-    held goes again with the next sweep (``worker.app``)."""
+    """How long a close the sweep enqueued is trusted to wait in the queue; after that (a lost task)
+    the next sweep enqueues it again. Once a worker holds it, the lease below says instead."""
+    CLOSE_LEASE_SECONDS: float = 4.0
+    """A close a worker holds (waiting for its deadline, or running) is trusted to it while the
+    worker renews its lease, four times a lease; a worker killed holding it stops renewing, and the
+    next sweep after the lease lapses hands the close to another (``worker.leases``)."""
+    BEAT_LOCK_SECONDS: int = 5
+    """With Redis, several beats may run and the one holding a lock of this life schedules, renewing
+    it every second; a standby takes over at most this long (and a second) after the leader died."""
     OUTBOX_SWEEP_SECONDS: float = 5.0
     """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
     REMINDER_SWEEP_SECONDS: float = 60.0

@@ -3,8 +3,8 @@
 Built from the settings object: Redis when REDIS_URL is set, else the embedded SQLite broker (see
 worker.celery_app). Beat only enqueues sweeps; everything it sweeps lives in the database, so a
 restart of the worker, of beat or of Redis loses nothing: the next sweep finds it again.
-Run ONE beat (Procfile `beat`, one instance): two would enqueue every sweep twice (harmless, the
-tasks are idempotent, but wasteful).
+With Redis, two beats may run (a standby): a lock in Redis lets one schedule (`standby_beats`).
+Without it, run one: two would enqueue every sweep twice (harmless, the tasks are idempotent).
 
 The senders are made once per worker process, when it starts (`worker_process_init`; for the solo
 pool, `worker_init`), and closed when it stops.
@@ -28,6 +28,7 @@ from celery.signals import setup_logging
 from service.ops.logging import configure
 from worker import runtime
 from worker.celery_app import embedded_broker_url, make_celery
+from worker.leases import Leases
 
 log = structlog.get_logger("lupus.worker")
 
@@ -56,11 +57,29 @@ def build(settings: Any = None) -> Any:
         "sweep-outbox": every(cfg.OUTBOX_SWEEP_SECONDS, "lupus.sweep_outbox"),
         "reminders": every(cfg.REMINDER_SWEEP_SECONDS, "lupus.reminders"),
     }
+    if cfg.REDIS_URL:
+        celery.conf.update(standby_beats(cfg.REDIS_URL, cfg.BEAT_LOCK_SECONDS))
     return celery
+
+
+def standby_beats(redis_url: str, lock_seconds: int) -> dict[str, Any]:
+    """celery-redbeat: the schedule lives in Redis and every beat but the one holding its lock stands
+    by (docs/decisions/0250). The leader renews the lock at each tick, at least once a second; a
+    standby tries for it every second, so it leads at most `lock_seconds` and a second after the
+    leader died, and at once after a clean stop (which releases it). Without Redis (one machine, the
+    embedded broker) there is no lock: Celery's own scheduler, and one beat."""
+    import ssl
+
+    # Heroku's Key-Value Store presents a self-signed certificate (as for the broker).
+    tls = {"ssl_cert_reqs": ssl.CERT_NONE} if redis_url.startswith("rediss://") else None
+    return {"beat_scheduler": "redbeat.RedBeatScheduler", "redbeat_redis_url": redis_url,
+            "redbeat_redis_options": {}, "redbeat_redis_use_ssl": tls, "redbeat_key_prefix": "lupus:beat",
+            "redbeat_lock_timeout": lock_seconds, "beat_max_loop_interval": 1}
 
 
 app = build()
 _heartbeats: list[Any] = []
+_leases = Leases(runtime.marks, runtime.settings().CLOSE_LEASE_SECONDS)
 
 
 def _refuse_or_start(role: str) -> None:
@@ -101,14 +120,19 @@ def _worker_starts(**_: Any) -> None:
 def _worker_ready(**_: Any) -> None:
     _heartbeat("worker")  # ready: connected to the broker and consuming
     _closes_go_again()
+    _leases.start()
+
+
+@signals.task_received.connect
+def _received(request: Any = None, **_: Any) -> None:
+    _leases.received(request)  # a close: its lease is renewed while this worker holds it
 
 
 def _closes_go_again() -> None:
-    """A worker that starts may be replacing one killed while it held closes: the one it was running
-    and those the sweep had handed it ahead of their deadlines. Redis gives those back only after
-    its visibility timeout, an hour, and the sweep's marks kept it from handing them out again for
-    CLOSE_RETRY_SECONDS; the marks are dropped, so the next sweep hands them out at once. A close
-    still held by a live worker is then run twice, and the second finds its phase closed."""
+    """A worker that starts may be replacing one killed while it held closes: their leases lapse
+    within CLOSE_LEASE_SECONDS anyway (``worker.leases``), and dropping the marks hands them out at
+    the next sweep. A close still held by a live worker is then run twice, and the second finds its
+    phase closed."""
     try:
         log.info("marks.forgotten", marks=runtime.marks().forget())
     except Exception as e:  # a mark only saves work: the sweep finds the phases again without it
@@ -123,6 +147,7 @@ def _beat_starts(**_: Any) -> None:
 
 @signals.worker_shutdown.connect
 def _stop_heartbeats(**_: Any) -> None:
+    _leases.stop()
     while _heartbeats:
         _heartbeats.pop().stop()
 

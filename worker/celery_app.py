@@ -14,9 +14,10 @@ Delivery guarantees, and why these settings:
   only matters after a crash (kombu puts such a task back when a worker starts, or on its periodic
   sweep, once the timeout has passed). It is also why no task is scheduled hours ahead with an ETA: such a task
   would be redelivered every hour; deadlines live in the database and beat sweeps them.
-- Only ONE beat process may run (Procfile `beat`, scaled to exactly one): two beats would enqueue
-  every sweep twice. The sweep tasks are idempotent anyway, so a brief overlap during a deploy is
-  harmless, but steady state is one.
+- Beat: with Redis, several beats may run and one schedules, the holder of a lock in Redis
+  (celery-redbeat, `worker.app.standby_beats`); the others stand by to take over. On the embedded
+  broker only one may run: two would enqueue every sweep twice (harmless, the sweeps are
+  idempotent, but wasteful).
 - `rate_limit` is per worker, so it is not used: the global limiter (service.delivery.limiter) is.
 - Beat's sweeps go to their own queue, which every worker also consumes: a sweep must not wait
   behind the hundreds of dispatches the previous one enqueued, or the deadlines found by the next

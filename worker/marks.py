@@ -6,8 +6,10 @@ deployment; without it (the embedded broker: one machine), a mark per
 process, which at worst lets two processes enqueue the same idempotent task once each. A mark only
 saves work: when it expires while its task is lost (a Redis restart empties the queue, a worker
 killed mid-task waits out the visibility timeout), the next sweep finds the game still due and
-enqueues it again, so a deadline is never lost, only late by the mark's life. A worker that starts
-drops every mark (`forget`, from `worker.app`): it may be replacing one killed while it held tasks.
+enqueues it again, so a deadline is never lost, only late by the mark's life. A worker holding a
+close shortens its mark to a lease it renews (`renew`, from `worker.leases`), so a worker killed
+holding one lets it go within seconds. A worker that starts drops every mark (`forget`, from
+`worker.app`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from typing import Any, Protocol
 
 class Marks(Protocol):
     def first(self, keys: Sequence[str], seconds: float) -> list[bool]: ...
+
+    def renew(self, keys: Sequence[str], seconds: float) -> None:
+        """Set each key's mark to expire `seconds` from now (made again if it was gone)."""
+        ...
 
     def forget(self) -> int:
         """Drop every mark (the next caller of each key is first again); returns how many there were."""
@@ -44,6 +50,11 @@ class MemoryMarks:
                 out.append(new)
         return out
 
+    def renew(self, keys: Sequence[str], seconds: float) -> None:
+        until = time.monotonic() + seconds
+        with self._lock:
+            self._until.update(dict.fromkeys(keys, until))
+
     def forget(self) -> int:
         with self._lock:
             now = time.monotonic()
@@ -65,6 +76,14 @@ class RedisMarks:
         for key in keys:
             pipe.set(self.PREFIX + key, 1, nx=True, px=max(1, int(seconds * 1000)))
         return [bool(r) for r in pipe.execute()]
+
+    def renew(self, keys: Sequence[str], seconds: float) -> None:
+        if not keys:
+            return
+        pipe = self._redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.set(self.PREFIX + key, 1, px=max(1, int(seconds * 1000)))
+        pipe.execute()
 
     def forget(self) -> int:
         keys = list(self._redis.scan_iter(match=self.PREFIX + "*", count=1000))

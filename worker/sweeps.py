@@ -6,7 +6,9 @@ game, so every worker process shares the closes. The task is idempotent (a stale
 ignored) and two workers on one game queue on its row lock, so a duplicate costs a read, not a
 second close. A mark per (game, phase, deadline) keeps the sweeps that follow from enqueueing it
 again while it waits in the queue; when the mark expires and the game is still due, the task was
-lost (or the queue is that long) and it is enqueued again: a restart never loses a deadline.
+lost (or the queue is that long) and it is enqueued again: a restart never loses a deadline. Once a
+worker holds the task, the mark is its lease (`worker.leases`): renewed while that worker lives,
+lapsing within seconds of its death, so the next sweep hands the close to a live worker.
 
 A game whose deadline falls before the next sweep (`ahead`: the sweep interval and a margin, a few
 seconds) is enqueued now with that deadline, and its task waits in the worker until then (a
@@ -27,17 +29,22 @@ SWEEP_LIMIT = 2000  # due games read per sweep, most overdue first (marked ones 
 MARK_SECONDS = 60.0  # how long an enqueued close is trusted to be on its way (after its deadline)
 
 
-def enqueue_due(svc: Service, marks: Marks, enqueue: Callable[[int, int, datetime | None], object],
+def close_key(game_id: int, phase_no: int, deadline: float) -> str:
+    """The mark of one close: the game, its phase and that phase's deadline (POSIX seconds)."""
+    return f"close:{game_id}:{phase_no}:{deadline:.3f}"
+
+
+def enqueue_due(svc: Service, marks: Marks, enqueue: Callable[[int, int, datetime], object],
                 limit: int = SWEEP_LIMIT, mark_seconds: float = MARK_SECONDS, ahead: float = 0.0) -> int:
     """Enqueue a close for every game due now or within `ahead` seconds that was not enqueued in
-    the last `mark_seconds` (plus `ahead`): `enqueue(game, phase, None)` for one due now,
-    `enqueue(game, phase, deadline)` for one to close at its deadline. The query reads only those
-    games (the deadline index: games not due cost nothing)."""
+    the last `mark_seconds` (plus `ahead`), or whose lease lapsed: `enqueue(game, phase, deadline)`,
+    to close now if the deadline passed, else at it. The query reads only those games (the deadline
+    index: games not due cost nothing)."""
     now = svc.clock()
     due = svc.deadlines(now + timedelta(seconds=ahead), limit=limit)
-    keys = [f"close:{game_id}:{phase_no}:{deadline.timestamp():.3f}" for game_id, phase_no, deadline in due]
+    keys = [close_key(game_id, phase_no, deadline.timestamp()) for game_id, phase_no, deadline in due]
     new = marks.first(keys, mark_seconds + ahead)
     for (game_id, phase_no, deadline), first in zip(due, new, strict=True):
         if first:
-            enqueue(game_id, phase_no, deadline if deadline > now else None)
+            enqueue(game_id, phase_no, deadline)
     return sum(new)

@@ -30,8 +30,8 @@ log = structlog.get_logger("lupus.worker")
 
 @app.task(name="lupus.close_phase")
 def close_phase(game_id: int, phase_no: int, at: float | None = None) -> bool:
-    # `at`: the deadline (POSIX seconds) of a close the sweep enqueued ahead of time. Run before it
-    # (a countdown cut short, another machine's clock): again when it is due.
+    # `at`: the deadline (POSIX seconds) the sweep enqueued it for, which names its lease
+    # (worker.leases). Run before it (a countdown cut short, another machine's clock): again when due.
     if at is not None and (early := at - runtime.clock().timestamp()) > 0:
         raise RetryLater(min(early, MAX_COUNTDOWN), "before its deadline")
     with structlog.contextvars.bound_contextvars(game=game_id, phase_no=phase_no):
@@ -48,13 +48,10 @@ def sweep_deadlines() -> int:
     ahead = min(MAX_COUNTDOWN, runtime.settings().SWEEP_SECONDS + SWEEP_MARGIN)
 
     with app.producer_or_acquire() as producer:
-        def enqueue(game_id: int, phase_no: int, deadline: datetime | None) -> None:
-            if deadline is None:
-                close_phase.apply_async(args=[game_id, phase_no], producer=producer)
-                return
-            wait = max(0.0, (deadline - runtime.clock()).total_seconds())
-            close_phase.apply_async(args=[game_id, phase_no, deadline.timestamp()], countdown=wait,
-                                    producer=producer)
+        def enqueue(game_id: int, phase_no: int, deadline: datetime) -> None:
+            wait = (deadline - runtime.clock()).total_seconds()
+            close_phase.apply_async(args=[game_id, phase_no, deadline.timestamp()],
+                                    countdown=wait if wait > 0 else None, producer=producer)
 
         return enqueue_due(runtime.service(), runtime.marks(), enqueue, ahead=ahead,
                            mark_seconds=runtime.settings().CLOSE_RETRY_SECONDS)
