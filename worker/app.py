@@ -67,12 +67,13 @@ def standby_beats(redis_url: str, lock_seconds: int) -> dict[str, Any]:
     by (docs/decisions/0250). The leader renews the lock at each tick, at least once a second; a
     standby tries for it every second, so it leads at most `lock_seconds` and a second after the
     leader died, and at once after a clean stop (which releases it). Without Redis (one machine, the
-    embedded broker) there is no lock: Celery's own scheduler, and one beat."""
+    embedded broker) there is no lock: Celery's own scheduler, and one beat. `worker.standby` keeps
+    a leader alive through a Redis outage."""
     import ssl
 
     # Heroku's Key-Value Store presents a self-signed certificate (as for the broker).
     tls = {"ssl_cert_reqs": ssl.CERT_NONE} if redis_url.startswith("rediss://") else None
-    return {"beat_scheduler": "redbeat.RedBeatScheduler", "redbeat_redis_url": redis_url,
+    return {"beat_scheduler": "worker.standby:StandbyScheduler", "redbeat_redis_url": redis_url,
             "redbeat_redis_options": {}, "redbeat_redis_use_ssl": tls, "redbeat_key_prefix": "lupus:beat",
             "redbeat_lock_timeout": lock_seconds, "beat_max_loop_interval": 1}
 
