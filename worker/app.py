@@ -83,10 +83,17 @@ _heartbeats: list[Any] = []
 _leases = Leases(runtime.marks, runtime.settings().CLOSE_LEASE_SECONDS)
 
 
+_started: set[str] = set()
+
+
 def _refuse_or_start(role: str) -> None:
-    """The start of a real `worker` or `beat` process (see the module docstring)."""
+    """The start of a real `worker` or `beat` process (see the module docstring); once a process
+    (beat's Redis scheduler asks before Celery's `beat_init`, since it reads Redis as it is made)."""
     from service.ops.preflight import refusal
 
+    if role in _started:
+        return
+    _started.add(role)
     cfg = runtime.settings()
     problem = refusal(cfg, role)
     if problem:

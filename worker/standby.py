@@ -26,6 +26,14 @@ class StandbyScheduler(RedBeatScheduler):
     lock: Any = None  # redis-py's Lock while this beat leads
     _away = False
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Made before Celery's beat_init, and it reads Redis at once: a deployment that cannot work
+        # is refused first, in one line (worker.app), not with a Redis traceback.
+        from worker.app import _refuse_or_start
+
+        _refuse_or_start("beat")
+        super().__init__(*args, **kwargs)
+
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
             if self.lock_key and self.lock is None:
