@@ -57,7 +57,7 @@ def build(settings: Any = None) -> Any:
         "sweep-outbox": every(cfg.OUTBOX_SWEEP_SECONDS, "lupus.sweep_outbox"),
         "reminders": every(cfg.REMINDER_SWEEP_SECONDS, "lupus.reminders"),
     }
-    if cfg.REDIS_URL:
+    if cfg.REDIS_URL and cfg.STANDBY_BEATS:
         celery.conf.update(standby_beats(cfg.REDIS_URL, cfg.BEAT_LOCK_SECONDS))
     return celery
 

@@ -50,7 +50,8 @@ def deployment() -> Iterator[tuple[dict[str, str], redis.Redis]]:
             no_postgres()
         broker = redis_url(14)
         client = stack.enter_context(flushed_redis(broker))
-        yield {"DATABASE_URL": db_url, "REDIS_URL": broker, "SWEEP_SECONDS": "0.5", "HEARTBEAT_SECONDS": "0.5"}, client
+        yield {"DATABASE_URL": db_url, "REDIS_URL": broker, "SWEEP_SECONDS": "0.5", "HEARTBEAT_SECONDS": "0.5",
+               "STANDBY_BEATS": "1"}, client
 
 
 def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(deployment: tuple[dict[str, str], redis.Redis],
