@@ -58,6 +58,11 @@ def _coins(data: Mapping[str, Any], _reader: Any) -> dict[str, Any]:
     return {"coins": ", ".join(coins), "count": len(coins)}
 
 
+def won_on_points(data: Mapping[str, Any]) -> bool:
+    """Lupusburg's Townsfolk win as one player, the best scorer (RULINGS: one winner), not as a side."""
+    return bool(data.get("score_table") or data.get("scores")) and data.get("team") == "townsfolk"
+
+
 def _dealt(data: Mapping[str, Any], reader: Any) -> dict[str, Any]:
     """What his pair of cards makes him do, in a sentence (Lupusburg's Werewolf is not the base game's)."""
     role = str(data.get("role"))

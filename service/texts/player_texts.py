@@ -55,9 +55,7 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
     lang = reader.lang
     if pv["status"] == "over":
         line = roles_by_card if reader.sms else roles_line
-        # Lupusburg's Townsfolk win as one player, the best scorer (as its end text says).
-        key = "svc.status.over.points" if pv.get("score_table") and pv.get("team") == "townsfolk" \
-            else "svc.status.over"
+        key = "svc.status.over.points" if lupusburg.won_on_points(pv) else "svc.status.over"
         lines = [t(lang, key, code=info.code, team=t(lang, f"team.{pv.get('team')}"),
                    count=side_count(pv.get("team")), winners=names(pv["winners"], lang)),
                  t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]

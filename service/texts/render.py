@@ -337,8 +337,7 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
     losers = [p for p in roles if p not in data.get("winners", ())]
     if sms and losers and data.get("winners") and len(", ".join(losers)) < len(winners):
         winners = t(lang, "sms.all_but", names=", ".join(losers))
-    # Lupusburg's Townsfolk win as one player, the best scorer (RULINGS: one winner).
-    key = "game.over.points" if data.get("scores") and data.get("team") == "townsfolk" else "game.over"
+    key = "game.over.points" if lupusburg.won_on_points(data) else "game.over"
     text = t(lang, sms_key(key, sms), team=t(lang, f"team.{data.get('team')}"),
              count=side_count(data.get("team")), reason=t(lang, reason) if has("en", reason) else reason,
              winners=winners, roles=line(roles, data.get("became", {}), lang))
