@@ -229,6 +229,7 @@ def test_the_deal_says_what_each_pair_of_cards_makes_its_player_do() -> None:
         for sms in (False, True):
             text = render.event_text("houses.dealt", data, render.Reader("ann", "es", sms=sms), info)
             assert said in text or gsm7(said) in text, text
+            assert ": " + said[0] not in text, text  # a sentence of its own, not a capital after a colon
     werewolf = render.event_text("houses.dealt", {**data, "role": "werewolf"}, render.Reader("ann", "en"), info)
     assert "lose if you are lynched" in werewolf and "with the pack" not in werewolf, werewolf
 
