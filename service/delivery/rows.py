@@ -169,11 +169,11 @@ def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
 
 
 def renew(db: Engine, rows: Sequence[Row], lease: float) -> None:
-    """Rows still in flight and ours keep their lease ``lease`` seconds more (``flight``)."""
+    """Rows still ours, in flight or reserved, keep them ``lease`` seconds more: a live worker's
+    pass renews what it holds every third of the lease, so the lease can be seconds long."""
     if rows:
         with transaction(db) as s:
-            s.execute(update(Outbox).where(ours(rows), col(Outbox.sent_at).is_not(None)).values(
-                not_before=utcnow() + timedelta(seconds=lease)))
+            s.execute(update(Outbox).where(ours(rows)).values(not_before=utcnow() + timedelta(seconds=lease)))
 
 
 def ours(rows: Sequence[Row]) -> Any:
@@ -201,6 +201,19 @@ def release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None =
         values["last_error"] = error[:2000]
     with transaction(db) as s:
         s.execute(update(Outbox).where(ours(rows)).values(**values))
+
+
+def hold_back(db: Engine, held: Sequence[tuple[Sequence[Row], datetime]]) -> None:
+    """``release`` of several chats' rows, each chat's until its own time, in one statement: what a
+    pass leaves behind when it ends (not an attempt)."""
+    when = {r.id: at for rows, at in held for r in rows}
+    if not when:
+        return
+    rows = [r for chat, _ in held for r in chat]
+    with transaction(db) as s:
+        s.execute(update(Outbox).where(ours(rows)).values(
+            status="pending", sent_at=None, attempts=col(Outbox.attempts) - 1,
+            not_before=case(when, value=col(Outbox.id))))
 
 
 def release_retrying(db: Engine, rows: Sequence[Row], when: datetime, error: str, tries: int = 6) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from service.delivery.dispatch import GAVE_UP
+from service.delivery.outcomes import GAVE_UP
 from service.game import ghosts
 from service.game.app import Service
 from service.game.context import Ctx

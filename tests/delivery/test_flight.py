@@ -30,8 +30,10 @@ class SlowSender(RecordingSender):
     def __init__(self, seconds: float) -> None:
         super().__init__("sms")
         self.seconds = seconds
+        self.sending = threading.Event()
 
     def send(self, address: str, text: str, **kw: Any) -> SendResult:
+        self.sending.set()
         time.sleep(self.seconds)
         return super().send(address, text, **kw)
 
@@ -43,6 +45,7 @@ def test_a_slow_send_keeps_its_row_past_its_lease_and_nobody_sends_it_twice(lite
     first = threading.Thread(target=deliver, args=(lite, {"sms": slow}, MemoryLimiter(UNLIMITED)),
                              kwargs={"lease": LEASE, "budget": 10})
     first.start()
+    assert slow.sending.wait(5)  # its send has begun (else the other would claim the row first)
     deadline = time.monotonic() + 4 * LEASE
     while time.monotonic() < deadline:  # another worker keeps looking while the send runs
         deliver(lite, {"sms": other}, MemoryLimiter(UNLIMITED), lease=LEASE, budget=1)

@@ -98,7 +98,7 @@ class TelegramSender:
         token: str,
         *,
         api_url: str = TELEGRAM_API_URL,
-        pool_size: int = 8,
+        pool_size: int = 16,
         timeout: float = 10.0,
         parse_mode: str | None = None,
         loop: BackgroundLoop | None = None,
