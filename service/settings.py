@@ -88,13 +88,15 @@ class Settings(BaseSettings):
     BEAT_LOCK_SECONDS: int = 5
     """With Redis, several beats may run and the one holding a lock of this life schedules, renewing
     it every second; a standby takes over at most this long (and a second) after the leader died."""
-    OUTBOX_SWEEP_SECONDS: float = 5.0
-    """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant)."""
+    OUTBOX_SWEEP_SECONDS: float = 3.0
+    """The safety net for messages whose after-commit dispatch was lost (normal dispatch is instant),
+    and what sends again, within seconds, the texts of a worker that died holding them."""
     REMINDER_SWEEP_SECONDS: float = 60.0
-    DISPATCH_LEASE_SECONDS: int = 6
+    DISPATCH_LEASE_SECONDS: int = 4
     """How long a worker holds an outbox row it reserved or is sending (wall clock) without renewing
-    it; after that it is taken for crashed. A send in flight renews it every third of it, however
-    long the send takes, so a crash holds a chat's texts back only this long and a sweep's interval."""
+    it; after that it is taken for crashed. A live worker's pass renews what it holds every third of
+    it, however long a send takes, so a crash holds a chat's texts back only this long and a sweep's
+    interval: 7 s at most (docs/decisions/0260)."""
     TELEGRAM_PER_SECOND: float = TELEGRAM_PER_SECOND  # the module's constant says why
     SMS_SEGMENTS_PER_SECOND: float = 1.0
     """Per sender number: a long code sends about one segment a second."""

@@ -26,7 +26,7 @@ from celery import signals
 from celery.signals import setup_logging
 
 from service.ops.logging import configure
-from worker import runtime
+from worker import pump, runtime
 from worker.celery_app import embedded_broker_url, make_celery
 from worker.leases import Leases
 
@@ -169,4 +169,5 @@ def _start(**_: Any) -> None:
 @signals.worker_process_shutdown.connect
 @signals.worker_shutdown.connect
 def _stop(**_: Any) -> None:
+    pump.stop()  # the sends in flight land and are written before the senders close
     runtime.shutdown()

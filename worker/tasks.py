@@ -5,9 +5,11 @@ No task is scheduled further ahead than MAX_COUNTDOWN seconds: longer waits live
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 import structlog
+from celery import Task
 
 from service.delivery.dispatch import deliver
 from service.delivery.senders import PermanentReason
@@ -16,15 +18,19 @@ from service.game.reminders import remind, tell_hosts_unreachable
 from worker import runtime
 from worker.app import app
 from worker.celery_app import RetryLater
+from worker.pump import pump
 from worker.sweeps import enqueue_due
 
 MAX_COUNTDOWN = 30.0
 SWEEP_MARGIN = 1.0  # seconds: a sweep looks this far past the next one (beat is not exact)
-# Seconds of sending per task run: a close that falls due while a pool process sends waits for the
-# run to end (the budget and `dispatch.OVERRUN`), and closes are due within seconds of their
-# deadline (bench/capacity: p99 15 s with 5 s and one pool process). What a run leaves goes with the
-# next: the one it enqueues for the rows the limiter held back, or the outbox sweep.
-DISPATCH_BUDGET = 2.0
+# Seconds of sending per pass: the pump (`worker.pump`) runs pass after pass while texts are due, and
+# each stops early if the worker is stopping; a task run in its caller's process (eager: tests, the
+# sandbox) sends for this long itself. What a pass leaves goes with the next: the one it enqueues for
+# the rows the limiter held back, or the outbox sweep.
+DISPATCH_BUDGET = 3.0
+# Seconds a pump's pass may go on, a second at a time, while the worker is not stopping: each stop and
+# start of a pass leaves a few tenths of a second of the bot's slots unused (bench/capacity).
+DISPATCH_MOST = 30.0
 log = structlog.get_logger("lupus.worker")
 
 
@@ -61,10 +67,12 @@ def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) ->
     tell_hosts_unreachable(runtime.service(), identity_id, reason.value, games)
 
 
-def _dispatch(ids: list[int] | None) -> int:
+def _pass(ids: list[int] | None, go_on: Callable[[], bool]) -> bool:
+    """One pass of sending (``ids`` first, then whatever else is due); whether it did anything."""
     svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
+    # `fill`: behind a backlog, a pass asked for a few rows goes on with what else is due.
     report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
-                     lease=cfg.DISPATCH_LEASE_SECONDS,
+                     lease=cfg.DISPATCH_LEASE_SECONDS, fill=True, most=DISPATCH_MOST, go_on=go_on,
                      max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
     if report.refused:  # Telegram refused to mute a Ghost: the hosts are told once, muting stops
         tell_hosts_mute_refused(svc, report.refused)
@@ -73,17 +81,25 @@ def _dispatch(ids: list[int] | None) -> int:
     wait = report.soonest()
     if wait is not None and wait <= MAX_COUNTDOWN:
         dispatch.apply_async(args=[sorted(report.deferred)], countdown=wait)
-    return report.sent
+    return bool(report.messages or report.sent)
 
 
-@app.task(name="lupus.dispatch")
-def dispatch(ids: list[int]) -> int:
-    return _dispatch([int(i) for i in ids])
+def _dispatch(ids: list[int] | None, eager: bool) -> None:
+    if eager:  # run in the caller's process (tests, the sandbox): send here and now
+        _pass(ids, lambda: False)
+        return
+    runtime.service(), runtime.delivery()  # made here, not by two threads at once
+    pump(_pass).ask(ids)
 
 
-@app.task(name="lupus.sweep_outbox")
-def sweep_outbox() -> int:
-    return _dispatch(None)
+@app.task(name="lupus.dispatch", bind=True)
+def dispatch(self: Task, ids: list[int]) -> None:
+    _dispatch([int(i) for i in ids], bool(self.request.is_eager))
+
+
+@app.task(name="lupus.sweep_outbox", bind=True)
+def sweep_outbox(self: Task) -> None:
+    _dispatch(None, bool(self.request.is_eager))
 
 
 @app.task(name="lupus.reminders")
