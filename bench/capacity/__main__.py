@@ -1,15 +1,19 @@
 """Capacity: many slow games over a compressed day on the cheapest deployment (issue 21's moonshot).
 
     .venv/bin/python bench/capacity [--games 10000] [--due 60] [--window 20] [--sweep 5] [--played 20]
-                                    [--talk 20] [--max-run 300] [--pool-processes 1] [--redis redis://127.0.0.1:6379/10]
+                                    [--talk 20] [--max-run 300] [--pool-processes 1] [--workers 1]
+                                    [--telegram-latency 0.1] [--redis redis://127.0.0.1:6379/10]
 
 One web process (`lupus web`, WEB_CONCURRENCY=1: uvicorn serving `worker.web:app`, the real app with
-the worker's hand-off) and one worker (`celery -A worker.app worker`, one pool process), on
+the worker's hand-off) and one worker (`celery -A worker.app worker`, one pool process; `--workers N`
+runs N of them, as N worker dynos or machines would, sharing the limiter in Redis), on
 PostgreSQL and Redis, as the cheapest Heroku dynos would run them; the bench plays beat (it sends
 `lupus.sweep_deadlines` every `--sweep` seconds, `lupus.sweep_outbox` every 15 and
 `lupus.reminders` every 60, as beat does). The worker sends to a stand-in Telegram in a process of
 its own that enforces Telegram's limits (`FakeTelegram(enforce_limits=True)`: 30 a second for the
-bot, a private chat's burst of three then one a second, a group's 20 a minute; 429 otherwise).
+bot, a private chat's burst of three then one a second, a group's 20 a minute; 429 otherwise) and
+answers each call `--telegram-latency` seconds later (0.1: the round trip from a dyno in Europe or
+the US east to Telegram's servers is tens to a hundred and more milliseconds).
 
 `--games` running games of eight: one real game started through the service (hosted from its
 Telegram group, phases of one minute: the compressed day) and clones of it, each with its own ten
@@ -24,7 +28,8 @@ Reported, one line a figure, the target beside it where there is one:
 1. deadlines: the phases due in the run that closed, lateness from the deadline to the commit of
    the close's texts (the close's clock on the outbox rows it wrote, as bench/deadlines measures
    it) p50/p99/max; target p99 < sweep + 2 s;
-2. Telegram: messages the stand-in delivered a second (at most ~30), the busiest second, 429s
+2. Telegram: messages the stand-in delivered a second (at most ~30: the ceiling printed beside it),
+   for the number of worker processes run, the busiest second, 429s
    (target 0), the texts still pending at the end (a compressed day writes far more than 30 a
    second carries: the backlog is expected, and reported);
 3. memory: VmRSS (/proc) of the web process, the worker's main process and its pool process,
@@ -77,6 +82,8 @@ def main() -> None:
     ap.add_argument("--played", type=int, default=20, help="due games whose every move is POSTed")
     ap.add_argument("--talk", type=float, default=20.0, help="talk messages a second to random due games")
     ap.add_argument("--pool-processes", type=int, default=1, help="the worker's pool processes (--concurrency)")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (dynos or machines), each with its pool")
+    ap.add_argument("--telegram-latency", type=float, default=0.1, help="seconds the stand-in takes to answer a call")
     ap.add_argument("--max-run", type=float, default=300.0, help="seconds the run lasts at most")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/10", help="a Redis database the bench may flush")
     args = ap.parse_args()
@@ -95,13 +102,13 @@ def main() -> None:
             c.execute(text("update games set deadline = now() + interval '7 days' where id = :t"), {"t": template})
         rest = args.games - args.due - 1
         world.clone(db, template, 1, rest, "now() + interval '7 days' + g * interval '1 second'")
-        tg, tg_url = procs.stand_in(TOKEN)
+        tg, tg_url = procs.stand_in(TOKEN, args.telegram_latency)
         started.append(tg)
         env = procs.base_env(url, args.redis, TOKEN, SECRET, tg_url, args.sweep)
         web, web_url = procs.web(env)
         started.append(web)
-        wk = procs.worker(env, args.pool_processes)
-        started.append(wk)
+        wks = [procs.worker(env, args.pool_processes, f"worker{i + 1}") for i in range(args.workers)]
+        started += wks
         first = rest + 1
         world.clone(db, template, first, args.due, f"now() + interval '3 seconds' + "
                                                    f"(g * {args.window / args.due}) * interval '1 second'")
@@ -109,7 +116,7 @@ def main() -> None:
             due = {int(g): (str(code), int(code[1:], 16)) for g, code in c.execute(text(
                 "select id, code from games where deadline < now() + interval '1 day' order by deadline"))}
         setup_s = time.monotonic() - t0
-        run(args, db, url, web_url, tg_url, due, web, wk, setup_s, t0)
+        run(args, db, url, web_url, tg_url, due, web, wks, setup_s, t0)
         db.dispose()
     finally:
         for p in reversed(started):
@@ -122,11 +129,11 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, db: object, url: str, web_url: str, tg_url: str,
-        due: dict[int, tuple[str, int]], web: procs.Proc, wk: procs.Proc, setup_s: float, t0: float) -> None:
+        due: dict[int, tuple[str, int]], web: procs.Proc, wks: list[procs.Proc], setup_s: float, t0: float) -> None:
     ids = list(due)
     played = ids[:: max(1, len(ids) // max(1, args.played))][: args.played]
     beat = make_celery(args.redis, include=[])
-    memory = procs.Memory(web.pid, wk.pid)
+    memory = procs.Memory(web.pid, wks[0].pid)
     ctx = mp.get_context("fork")
     stop, out = ctx.Event(), ctx.Queue()
     begin = time.time()
@@ -168,7 +175,7 @@ def run(args: argparse.Namespace, db: object, url: str, web_url: str, tg_url: st
     late = figures.closes(db, seen, end)  # type: ignore[arg-type]
     day = figures.game_day(db, ids)  # type: ignore[arg-type]
     day_played = figures.game_day(db, ids, set(played))  # type: ignore[arg-type]
-    busy = figures.worker_busy(wk.log.read_text(errors="replace"))
+    busy = figures.worker_busy("".join(wk.log.read_text(errors="replace") for wk in wks))
     tx = figures.texts(db, stats, begin)  # type: ignore[arg-type]
     load = f"{load_start[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     with contextlib.suppress(Exception):

@@ -150,6 +150,28 @@ class Texts:
     backlog: int = 0  # rows pending at the end
     backlog_seconds: float = float("nan")  # that backlog at 30 a second
     span: float = float("nan")
+    waiting_rate: float = float("nan")  # delivered a second in the seconds that began with texts waiting
+    waiting_s: int = 0  # how many such seconds
+
+
+WAITING = 60  # texts pending (two seconds' worth at 30 a second) for a second to count as one with texts waiting
+
+
+def _waiting(db: Engine, stamps: list[float], since: float) -> tuple[float, int]:
+    """Messages delivered a second over the whole seconds that began with at least WAITING Telegram
+    texts pending (written and not yet sent): what the workers deliver when texts wait for them."""
+    with db.connect() as c:
+        spans = c.execute(text(
+            "select extract(epoch from created_at), extract(epoch from sent_at) from outbox "
+            "where channel = 'telegram' and created_at >= to_timestamp(:s)"), {"s": since}).all()
+    made = sorted(float(a) for a, _ in spans)
+    gone = sorted(float(b) for _, b in spans if b is not None)
+    busy, n = 0, 0
+    for second in range(int(stamps[0]), int(stamps[-1])):
+        if bisect.bisect_right(made, second) - bisect.bisect_right(gone, second) >= WAITING:
+            busy += 1
+            n += bisect.bisect_left(stamps, second + 1) - bisect.bisect_left(stamps, second)
+    return (n / busy if busy else float("nan")), busy
 
 
 def texts(db: Engine, stats: dict[str, Any], since: float) -> Texts:
@@ -159,6 +181,7 @@ def texts(db: Engine, stats: dict[str, Any], since: float) -> Texts:
         t.span = stamps[-1] - stamps[0]
         t.rate = (len(stamps) - 1) / t.span if t.span > 0 else float("nan")
         t.busiest = max(bisect.bisect_left(stamps, s + 1.0) - i for i, s in enumerate(stamps))
+        t.waiting_rate, t.waiting_s = _waiting(db, stamps, since)
     with db.connect() as c:
         t.rows_written, t.rows_sent, t.backlog = (int(x) for x in c.execute(text(
             "select count(*), count(*) filter (where status = 'sent'), "
@@ -177,7 +200,9 @@ def print_report(args: Any, c: Closes, t: Texts, d: Day, played: Day, busy: dict
           f"each with its own 10 Telegram chats), {args.due} due over {args.window:.0f} s, phases of a minute; "
           f"{setup_s:.0f} s")
     pool = f"{args.pool_processes} pool process{'es' if args.pool_processes > 1 else ''}"
-    print(f"run                  {run_s:.0f} s: 1 web process (lupus web), 1 worker ({pool}), beat's sweeps "
+    workers = f"{args.workers} worker{'s' * (args.workers > 1)}"
+    print(f"run                  {run_s:.0f} s: 1 web process (lupus web), {workers} "
+          f"({pool} each), Telegram answering in {args.telegram_latency * 1000:.0f} ms, beat's sweeps "
           f"every {args.sweep:g} s; load average {load}")
     sent = client.get("sent", 0)
     print(f"players              {sent} updates POSTed ({sent / max(1e-9, client.get('seconds', 1)):.1f}/s, "
@@ -191,6 +216,9 @@ def print_report(args: Any, c: Closes, t: Texts, d: Day, played: Day, busy: dict
           f"(target p99 < {args.sweep + 2:g} s: {ok})")
     print(f"telegram delivered   {t.delivered} messages in {t.span:.0f} s = {t.rate:.1f}/s, busiest second {t.busiest} "
           f"(limit 30/s: {'yes' if t.busiest <= 30 else 'no'})")
+    print(f"delivered a second   {args.workers} worker process{'es' * (args.workers > 1)}: {t.waiting_rate:.1f}/s "
+          f"while texts waited ({t.waiting_s:.0f} s), ceiling {BOT_PER_SECOND:.0f}/s (Telegram's limit for one bot): "
+          f"{t.waiting_rate / BOT_PER_SECOND:.0%}")
     print(f"telegram 429s        {t.r429} (target 0: {'yes' if t.r429 == 0 else 'no'}); other errors {t.errors}")
     print(f"telegram backlog     {t.backlog} of {t.rows_written} texts written in the run still pending at the end "
           f"({t.rows_sent} sent); {t.backlog_seconds / 60:.1f} min more at 30/s")

@@ -96,10 +96,10 @@ def base_env(url: str, redis_url: str, token: str, secret: str, tg_url: str, swe
     return env
 
 
-def stand_in(token: str) -> tuple[Proc, str]:
+def stand_in(token: str, latency: float = 0.0) -> tuple[Proc, str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    p = Proc("telegram", [sys.executable, str(HERE / "standin.py"), str(port), token], dict(os.environ),
+    p = Proc("telegram", [sys.executable, str(HERE / "standin.py"), str(port), token, str(latency)], dict(os.environ),
              lambda _: _answers(f"{url}/bench/stats"))
     return p, url
 
@@ -113,17 +113,19 @@ def web(env: dict[str, str]) -> tuple[Proc, str]:
     return p, url
 
 
-def worker(env: dict[str, str], processes: int = 1) -> Proc:
-    """The Procfile's worker with one pool process (WORKER_CONCURRENCY=1), beat played by the bench."""
+def worker(env: dict[str, str], processes: int = 1, name: str = "worker") -> Proc:
+    """The Procfile's worker with one pool process (WORKER_CONCURRENCY=1), beat played by the bench;
+    `name` tells several apart (as several dynos or machines would run)."""
     env = env | {"WORKER_CONCURRENCY": str(processes)}
-    return Proc("worker", [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
+    return Proc(name, [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
+                       "-n", f"{name}@%h",
                            f"--concurrency={processes}", "--prefetch-multiplier=1", "--task-events", "-P", "prefork",
                            "--without-mingle", "--without-gossip", "--without-heartbeat"],
                 env, lambda log: " ready." in log)
 
 
 class Memory:
-    """VmRSS of the web process, the worker's main process and its pool, sampled; peak and end."""
+    """VmRSS of the web process, the (first) worker's main process and its pool, sampled; peak and end."""
 
     def __init__(self, web_pid: int, worker_pid: int) -> None:
         self.web_pid, self.worker_pid = web_pid, worker_pid
