@@ -108,6 +108,9 @@ def make_celery(
         worker_send_task_events=True,
         task_send_sent_event=True,
         broker_connection_retry_on_startup=True,
+        # Back on a restarted Redis within a second, however long it was away (`worker.consumer`).
+        broker_connection_max_retries=None,
+        worker_consumer="worker.consumer:Consumer",
         task_default_queue=QUEUE,
         task_queues=tuple(Queue(q, routing_key=q) for q in QUEUES),
         task_routes={"lupus.close_phase": {"queue": CLOSE_QUEUE, "routing_key": CLOSE_QUEUE},

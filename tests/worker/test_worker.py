@@ -390,7 +390,9 @@ def test_deadlines_survive_a_restart_of_redis(tmp_path: Path, pg: Engine, fake: 
         assert game.deadline is not None and isinstance(table.clock, FileClock)
         table.clock.set(game.deadline)
         server.start()  # empty: every queued task is gone
-        wait(lambda: table.game().phase_no != game.phase_no, worker, timeout=60, why="the phase to close")
+        # Within seconds of Redis coming back (worker.consumer), though it was away long enough for
+        # Celery's own reconnection to wait 14 s between tries.
+        wait(lambda: table.game().phase_no != game.phase_no, worker, timeout=20, why="the phase to close")
         wait(lambda: _settled(pg), worker, timeout=drain_timeout(pg), why="the outbox to drain")
     finally:
         worker.stop()
