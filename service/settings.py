@@ -82,9 +82,9 @@ class Settings(BaseSettings):
     """A close a worker holds (waiting for its deadline, or running) is trusted to it while the
     worker renews its lease, four times a lease; a worker killed holding it stops renewing, and the
     next sweep after the lease lapses hands the close to another (``worker.leases``)."""
-    STANDBY_BEATS: bool = False
-    """With Redis, let two beats run, one scheduling and one standing by (celery-redbeat's lock):
-    off until its recovery from a Redis restart is as quick as the single beat's (see the runbook)."""
+    STANDBY_BEATS: bool = True
+    """With Redis, beat schedules only while it holds a lock in Redis (celery-redbeat), so a second
+    may run and stand by to take over (docs/decisions/0250); 0 for Celery's own scheduler."""
     BEAT_LOCK_SECONDS: int = 5
     """With Redis, several beats may run and the one holding a lock of this life schedules, renewing
     it every second; a standby takes over at most this long (and a second) after the leader died."""

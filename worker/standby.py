@@ -15,8 +15,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import structlog
-from redbeat.schedulers import RedBeatScheduler, acquire_distributed_beat_lock
+from redbeat.schedulers import RedBeatScheduler, acquire_distributed_beat_lock, get_redis
 from redis.exceptions import LockError, RedisError
+
+from service.ops.health import BEAT_LEADER_KEY, host_and_pid
 
 log = structlog.get_logger("lupus.beat")
 AGAIN = 1.0  # seconds before a tick that met no Redis is tried again
@@ -39,6 +41,8 @@ class StandbyScheduler(RedBeatScheduler):
             if self.lock_key and self.lock is None:
                 self._lead()
             interval: float = super().tick(*args, **kwargs)
+            if self.lock is not None:  # for `lupus doctor`: which beat leads
+                get_redis(self.app).set(BEAT_LEADER_KEY, host_and_pid(), ex=int(self.lock_timeout))
         except LockError as e:  # not ours any more: stand by for it again at the next tick
             log.warning("beat.lock_lost", error=repr(e))
             self.lock = None
@@ -62,6 +66,8 @@ class StandbyScheduler(RedBeatScheduler):
 
     def close(self) -> None:
         try:
+            if self.lock is not None and self.lock.owned():
+                get_redis(self.app).delete(BEAT_LEADER_KEY)
             super().close()  # releases the lock, so that a standby leads at once
         except RedisError as e:  # the lock then lapses by itself
             log.warning("beat.lock_not_released", error=repr(e))

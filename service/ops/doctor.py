@@ -142,6 +142,7 @@ def liveness(cfg: Settings) -> list[Check]:
         live = read(db, cfg)
     finally:
         db.dispose()
+    leader = beat_leader(cfg) if cfg.REDIS_URL and cfg.STANDBY_BEATS else None
     out = []
     for role in ROLES:
         age = live.age(role)
@@ -149,8 +150,12 @@ def liveness(cfg: Settings) -> list[Check]:
             seen = NO_HEARTBEAT if age is None else f"last seen {age:.0f} s ago"
             out.append(Check(role, FAIL, f"silent ({seen}): without a {role} phases do not close. Is the "
                              f"`{role}` process scaled to 1? (heroku ps:scale {role}=1; fly scale count {role}=1)"))
+        elif role == "beat" and leader == "":
+            out.append(Check(role, FAIL, f"{live.alive[role]} alive, none holds the schedule's lock in Redis: no "
+                             "sweep is sent. A standby leads within BEAT_LOCK_SECONDS of a death; if this lasts, "
+                             "restart beat"))
         else:
-            out.append(Check(role, OK, f"{counted(role, live.alive[role])} last heartbeat {age:.0f} s ago"))
+            out.append(Check(role, OK, f"{counted(role, live.alive[role], leader)} last heartbeat {age:.0f} s ago"))
     webs = live.alive.get("web", 0)
     out.append(Check("web", OK, f"{webs} process(es) with a heartbeat") if webs else
                Check("web", SKIP, "no web heartbeat (a web of an older version, or none running: see public address)"))
@@ -166,11 +171,29 @@ def liveness(cfg: Settings) -> list[Check]:
     return out
 
 
-def counted(role: str, alive: int) -> str:
-    """Live processes of ``role``: several beats take turns, one schedules while the others stand by."""
-    if role == "beat" and alive > 1:
-        return f"{alive} beats: one schedules, {'one stands' if alive == 2 else f'{alive - 1} stand'} by;"
+def counted(role: str, alive: int, leader: str | None = None) -> str:
+    """Live processes of ``role``: several beats take turns, one (``leader``: its host and pid, when
+    known) schedules while the others stand by."""
+    if role == "beat" and (alive > 1 or leader):
+        others = "" if alive < 2 else f", {'one stands' if alive == 2 else f'{alive - 1} stand'} by"
+        who = f"the one on {leader}" if leader else "one"
+        return f"{alive} beat{'s' if alive > 1 else ''}: {who} schedules{others};"
     return f"{alive} process(es),"
+
+
+def beat_leader(cfg: Settings) -> str:
+    """The host and pid of the standby beat that schedules ("" if none holds the lock)."""
+    import redis
+
+    from service.ops.health import BEAT_LEADER_KEY
+
+    client = redis.Redis.from_url(cfg.REDIS_URL or "", socket_timeout=5, socket_connect_timeout=5,
+                                  **redis_tls_options(cfg.REDIS_URL or ""))
+    try:
+        value = client.get(BEAT_LEADER_KEY)
+    finally:
+        client.close()
+    return value.decode() if isinstance(value, bytes) else (value or "")
 
 
 def connections(cfg: Settings) -> list[Check]:

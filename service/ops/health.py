@@ -45,7 +45,16 @@ NO_HEARTBEAT = "no heartbeat: stopped, or never started"
 
 
 def process_name(role: str) -> str:
-    return f"{role} {socket.gethostname()}:{os.getpid()}"
+    return f"{role} {host_and_pid()}"
+
+
+BEAT_LEADER_KEY = "lupus:beat:leader"
+"""In Redis, the host and pid of the standby beat that schedules, written at each of its ticks to
+live as long as its lock (whose own value is a random token): what `lupus doctor` names."""
+
+
+def host_and_pid() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def carried(settings: Settings) -> tuple[str, ...]:

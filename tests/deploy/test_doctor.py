@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,10 +15,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import redis
 import sqlalchemy.exc
 from sqlalchemy import text
 
-from service.ops.health import beat
+from service.ops.doctor import counted
+from service.ops.health import BEAT_LEADER_KEY, beat
 from service.ops.postdeploy import DONE
 from service.sandbox.fake_telegram import FakeTelegram
 from service.sandbox.fake_twilio import FakeTwilio
@@ -56,6 +59,8 @@ class Deployment:
                 beat(db, role, f"{role} test:{n}", now, now - timedelta(seconds=age), ("telegram", "sms"))
         finally:
             db.dispose()
+        if "beat" in roles and n == 1:  # it leads, as a standby beat writes beside its lock
+            redis.Redis.from_url(self.env["REDIS_URL"]).set(BEAT_LEADER_KEY, "test:1", ex=60)
 
     def beats(self) -> list[str]:
         db = make_engine(self.db_url)
@@ -113,7 +118,8 @@ def test_doctor_says_a_deployment_set_up_as_the_runbook_says_is_well(deployment:
     for says in (f"telegram webhook: Telegram posts updates to {d.public}/telegram/webhook",
                  f"twilio sms url: incoming texts go to POST {d.public}/sms/twilio",
                  "database: reachable and migrated", "broker: shared (REDIS_URL) and reachable",
-                 "worker: 1 process(es)", "beat: 1 process(es)", f"public address: {d.public} answers"):
+                 "worker: 1 process(es)", "beat: 1 beat: the one on test:1 schedules;",
+                 f"public address: {d.public} answers"):
         assert any(line.startswith("ok") and says in line for line in lines), (says, done.stdout)
 
 
@@ -176,12 +182,14 @@ def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(deplo
     try:
         done = d.doctor()
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "ok   beat: 1 process(es), last heartbeat" in done.stdout, done.stdout
+        leader = f"{socket.gethostname()}:{again.pid}"
+        assert f"ok   beat: 1 beat: the one on {leader} schedules; last heartbeat" in done.stdout, done.stdout
 
         d.heartbeats(roles=("beat",), n=2)  # a standby beat
         done = d.doctor()
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "ok   beat: 2 beats: one schedules, one stands by; last heartbeat" in done.stdout, done.stdout
+        assert f"ok   beat: 2 beats: the one on {leader} schedules, one stands by; last heartbeat" in done.stdout, \
+            done.stdout
     finally:
         stop(again, tmp_path / "beat.2.log")
 
@@ -208,3 +216,12 @@ def test_postdeploy_does_not_fail_a_new_app_and_says_what_to_do_next(deployment:
     assert known.returncode == 0, known.stdout + known.stderr
     assert f"now posts updates to {d.public}/telegram/webhook" in known.stdout, known.stdout
     assert known.stdout.splitlines()[-1] == DONE
+
+
+def test_doctor_names_the_beat_that_schedules() -> None:
+    """With standby beats, the leader's host and pid (worker.standby writes them beside its lock)."""
+    assert counted("beat", 2, "vm:12") == "2 beats: the one on vm:12 schedules, one stands by;"
+    assert counted("beat", 3, "vm:12") == "3 beats: the one on vm:12 schedules, 2 stand by;"
+    assert counted("beat", 1, "vm:12") == "1 beat: the one on vm:12 schedules;"
+    assert counted("beat", 2) == "2 beats: one schedules, one stands by;"
+    assert counted("worker", 2, "vm:12") == "2 process(es),"

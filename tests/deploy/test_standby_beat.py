@@ -17,11 +17,15 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 import redis
 import sqlalchemy.exc
 
+from service.ops.doctor import beat_leader
+from service.settings import Settings
 from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 from worker.celery_app import BEAT_QUEUE
 
@@ -54,6 +58,11 @@ def deployment() -> Iterator[tuple[dict[str, str], redis.Redis]]:
                "STANDBY_BEATS": "1"}, client
 
 
+def leading(env: dict[str, str]) -> str:
+    """The beat `lupus doctor` names as the one that schedules."""
+    return beat_leader(cast("Settings", SimpleNamespace(REDIS_URL=env["REDIS_URL"])))
+
+
 def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(deployment: tuple[dict[str, str], redis.Redis],
                                                                   tmp_path: Path) -> None:
     env, client = deployment
@@ -76,6 +85,7 @@ def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(deployment: t
         until(lambda: "beat: Starting..." in (tmp_path / "beat.2.log").read_text(errors="replace"), 120, logs)
         time.sleep(3)  # standing by: the leader goes on alone
         assert set(senders(client)) == {leader.pid}, logs()
+        assert leading(env).endswith(f":{leader.pid}"), "lupus doctor would not name the beat that leads"
 
         os.kill(leader.pid, signal.SIGKILL)
         leader.wait()
@@ -84,6 +94,7 @@ def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(deployment: t
         took = time.monotonic() - dead_at
         print(f"the standby scheduled {took:.2f} s after the leader's SIGKILL")
         assert took <= WITHIN, f"the standby took {took:.1f} s\n{logs()}"
+        until(lambda: leading(env).endswith(f":{standby.pid}"), 10, logs)
 
         client.flushdb()  # Redis restarted empty: the lock and the schedule are gone, not the beat
         until(lambda: standby.pid in senders(client), 30, logs)
