@@ -32,10 +32,41 @@ from .viewing import PlayerView, PublicView
 _ = _rulesets
 
 __all__ = [
-    "Action", "Event", "GameConfig", "GameState", "IllegalAction", "InvalidSetup", "LupusError", "Outcome", "Phase",
-    "PlayerView", "PublicView", "Role", "RuleSet", "Team", "Verb", "actors", "apply", "choices", "close_phase",
-    "complete_deck", "dealt_deck", "from_dict", "from_json", "legal_actions", "legal_choices", "moderator_view",
-    "new_game", "outcome", "parse_move", "player_range", "public_view", "summary", "theme_key", "themes", "to_json",
+    "Action",
+    "Event",
+    "GameConfig",
+    "GameState",
+    "IllegalAction",
+    "InvalidSetup",
+    "LupusError",
+    "Outcome",
+    "Phase",
+    "PlayerView",
+    "PublicView",
+    "Role",
+    "RuleSet",
+    "Team",
+    "Verb",
+    "actors",
+    "apply",
+    "choices",
+    "close_phase",
+    "complete_deck",
+    "dealt_deck",
+    "from_dict",
+    "from_json",
+    "legal_actions",
+    "legal_choices",
+    "moderator_view",
+    "new_game",
+    "outcome",
+    "parse_move",
+    "player_range",
+    "public_view",
+    "summary",
+    "theme_key",
+    "themes",
+    "to_json",
     "view",
 ]
 
@@ -82,8 +113,9 @@ def complete_deck(specials: Sequence[str], players: int) -> list[str]:
     return deck.complete(specials, players)
 
 
-def dealt_deck(rules: RuleSet | str, players: int, deck: Sequence[str] | None = None, theme: str | None = None,
-               seed: int = 0) -> dict[str, Any]:
+def dealt_deck(
+    rules: RuleSet | str, players: int, deck: Sequence[str] | None = None, theme: str | None = None, seed: int = 0
+) -> dict[str, Any]:
     """What everyone would be told of the deck if a game of ``players`` started now with this
     ``deck`` (every card) or ``theme`` and ``seed``: the ``game.started`` event's ``deck`` (and
     ``three_of``, for the Aura variant's four); ``InvalidSetup``, saying why, if it cannot be dealt."""

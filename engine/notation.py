@@ -19,9 +19,11 @@ def parse_move(actor: str, text: str) -> Action:
         verb = Verb(words[0].lower())
     except ValueError:
         known = ", ".join(v.value for v in Verb)
-        raise IllegalAction("move.unknown_verb", f"unknown command {words[0]!r} (known: {known})",
-                            word=words[0]) from None
+        raise IllegalAction(
+            "move.unknown_verb", f"unknown command {words[0]!r} (known: {known})", word=words[0]
+        ) from None
     if len(words) > 2:
-        raise IllegalAction("move.too_long", f"{verb.value} takes one name, not {' '.join(words[1:])!r}",
-                            verb=verb.value)
+        raise IllegalAction(
+            "move.too_long", f"{verb.value} takes one name, not {' '.join(words[1:])!r}", verb=verb.value
+        )
     return Action(actor, verb, words[1] if len(words) == 2 else None)

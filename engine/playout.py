@@ -48,8 +48,9 @@ game, and the two calls of ``choice`` cost the engine bench about a twelfth of i
 generator that draws otherwise is asked ``choice``."""
 
 
-def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,
-               on_step: OnStep | None = None) -> GameState:
+def play_phase(
+    state: GameState, rnd: random.Random, eagerness: float = 0.9, on_step: OnStep | None = None
+) -> GameState:
     """Random moves for one phase, then its close."""
     play = rules_for(state.rules).apply  # what engine.apply calls, asked once a phase
     for action in random_moves(state, rnd, eagerness):
@@ -65,8 +66,14 @@ def play_phase(state: GameState, rnd: random.Random, eagerness: float = 0.9,
     return state
 
 
-def play_out(config: GameConfig, seed: int, rnd: random.Random, max_phases: int = 1000,
-             eagerness: float = 0.9, on_step: OnStep | None = None) -> GameState:
+def play_out(
+    config: GameConfig,
+    seed: int,
+    rnd: random.Random,
+    max_phases: int = 1000,
+    eagerness: float = 0.9,
+    on_step: OnStep | None = None,
+) -> GameState:
     """Play a whole game with random legal moves; returns the final state (over, or at ``max_phases``)."""
     state, events = new_game(config, seed)
     if on_step:

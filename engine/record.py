@@ -57,8 +57,14 @@ class GameRecord:
     moves: list[Move] = field(default_factory=list)
 
     def config(self) -> GameConfig:
-        return GameConfig(self.rules, tuple(self.players), self.roles, tuple(self.deck) if self.deck else None,
-                          self.theme, self.options)
+        return GameConfig(
+            self.rules,
+            tuple(self.players),
+            self.roles,
+            tuple(self.deck) if self.deck else None,
+            self.theme,
+            self.options,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rules": self.rules.value, "seed": self.seed, "players": list(self.players)}
@@ -95,16 +101,23 @@ def parse_record(raw: Mapping[str, Any]) -> GameRecord:
         if isinstance(m, str) and m.strip().lower() == END:
             moves.append(Move(None, END))
         elif isinstance(m, Mapping) and len(m) == 1:
-            (actor, text), = m.items()
+            ((actor, text),) = m.items()
             moves.append(Move(str(actor), str(text)))
         else:
             raise RecordError(f"move {i}: expected 'end' or 'player: command', got {m!r}")
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise RecordError("seed must be a whole number")
-    return GameRecord(rules=rules, seed=seed, players=list(players), roles=raw.get("roles"),
-                      theme=raw.get("theme"), deck=raw.get("deck"), options=dict(raw.get("options") or {}),
-                      moves=moves)
+    return GameRecord(
+        rules=rules,
+        seed=seed,
+        players=list(players),
+        roles=raw.get("roles"),
+        theme=raw.get("theme"),
+        deck=raw.get("deck"),
+        options=dict(raw.get("options") or {}),
+        moves=moves,
+    )
 
 
 def load_record(source: str | Path) -> GameRecord:

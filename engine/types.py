@@ -29,8 +29,10 @@ class Documented(StrEnum):
 class RuleSet(Documented):
     """Which game is played; the name a game record uses in ``rules:``."""
 
-    TABULA = ("tabula", "Lupus in Tabula, 8-24 players, with any of the expansion's characters; the bot is the "
-              "Moderator.")
+    TABULA = (
+        "tabula",
+        "Lupus in Tabula, 8-24 players, with any of the expansion's characters; the bot is the Moderator.",
+    )
     AURA = "aura", "Lady Werewolf's Revenge's 4-7 player variant with Aura cards."
     LUPUSBURG = "lupusburg", "The stand-alone variant: two characters each, houses, a Thief, a Burgomaster, bets."
 
@@ -39,57 +41,97 @@ class Role(Documented):
     """A character card, by the name game records use."""
 
     VILLAGER = "villager", "A Human with no power; wins when every Werewolf is dead."
-    WEREWOLF = ("werewolf", "Hunts with the pack: each night the living Werewolves name a victim together; "
-                "wins when they are as many as the other living characters.")
-    SEER = ("seer", "A Human who each night looks at another living player and learns whether he is a "
-            "Werewolf (\"Were\").")
-    MEDIUM = ("medium", "A Human who from the second night learns whether the last player lynched was a "
-              "Werewolf.")
-    POSSESSED = ("possessed", "A Human who sides with the Werewolves without knowing who they are; reads as "
-                 "human.")
-    BODYGUARD = ("bodyguard", "A Human who from the second night protects another player against the "
-                 "Werewolves (only against them).")
-    OWL_MAN = ("owl_man", "A Human who each night names a player who becomes one of the next day's two "
-               "suspects; deadly with more than 20 players.")
+    WEREWOLF = (
+        "werewolf",
+        "Hunts with the pack: each night the living Werewolves name a victim together; "
+        "wins when they are as many as the other living characters.",
+    )
+    SEER = (
+        "seer",
+        'A Human who each night looks at another living player and learns whether he is a Werewolf ("Were").',
+    )
+    MEDIUM = ("medium", "A Human who from the second night learns whether the last player lynched was a Werewolf.")
+    POSSESSED = ("possessed", "A Human who sides with the Werewolves without knowing who they are; reads as human.")
+    BODYGUARD = (
+        "bodyguard",
+        "A Human who from the second night protects another player against the Werewolves (only against them).",
+    )
+    OWL_MAN = (
+        "owl_man",
+        "A Human who each night names a player who becomes one of the next day's two "
+        "suspects; deadly with more than 20 players.",
+    )
     FREEMASON = "freemason", "One of two Humans who know each other from the first night."
-    WEREHAMSTER = ("werehamster", "Plays alone: the Werewolves cannot kill him, a Seer's look does; if alive "
-                   "when the game ends, he alone wins.")
-    MYTHOMANIAC = ("mythomaniac", "At the end of the second night names a player: a Werewolf or a Seer, he "
-                   "becomes one too; anyone else, he stays a Human.")
+    WEREHAMSTER = (
+        "werehamster",
+        "Plays alone: the Werewolves cannot kill him, a Seer's look does; if alive when the game ends, he alone wins.",
+    )
+    MYTHOMANIAC = (
+        "mythomaniac",
+        "At the end of the second night names a player: a Werewolf or a Seer, he "
+        "becomes one too; anyone else, he stays a Human.",
+    )
     # Lady Werewolf's Revenge
-    LARA = ("lara", "The Lady Werewolf: hunts with the pack, and may instead name another Werewolf, who "
-            "is then the night's victim.")
-    BARON_SAMEDI = ("baron_samedi", "A Human who once per game, from the second night, even as a Ghost, "
-                    "brings the \"Welcome!\" holder back to life.")
-    MISS_PURPLE = ("miss_purple", "A Human who from the second night learns how many wicked characters "
-                   "live (in the Aura variant: the last Aura discarded).")
-    DARIUS = ("darius", "Guardian of the Shadow: a wicked seer who looks each night; alive at the end with "
-              "at most one other, he alone wins.")
-    WERECOW = ("werecow", "Dreams of being a Werewolf: sees the pack on the first night, wins with it, "
-               "reads as \"Were\"; not a Werewolf for the end.")
-    DEADALIVE = ("deadalive", "A Human already dead: never counts as living; killed, he is revealed and "
-                 "goes on talking and voting.")
-    DORIAN_WOLF = ("dorian_wolf", "A Human who gives his Portrait on the first night; killed, he may "
-                   "reveal himself and its holder dies instead.")
-    DR_JEKYLL = ("dr_jekyll", "A Human who from the second night drinks the potion and, as Mr. Hyde, kills "
-                 "(once in Lupus in Tabula, nightly with Auras).")
-    HAMLET = ("hamlet", "A Human who gives the Skull on the first night; it passes each day, and when "
-              "Hamlet dies its holder may die with him.")
-    FORTUNE_TELLER = ("fortune_teller", "A second Seer with her own look each night; neither knows the "
-                      "other.")
+    LARA = (
+        "lara",
+        "The Lady Werewolf: hunts with the pack, and may instead name another Werewolf, who "
+        "is then the night's victim.",
+    )
+    BARON_SAMEDI = (
+        "baron_samedi",
+        'A Human who once per game, from the second night, even as a Ghost, brings the "Welcome!" holder back to life.',
+    )
+    MISS_PURPLE = (
+        "miss_purple",
+        "A Human who from the second night learns how many wicked characters "
+        "live (in the Aura variant: the last Aura discarded).",
+    )
+    DARIUS = (
+        "darius",
+        "Guardian of the Shadow: a wicked seer who looks each night; alive at the end with "
+        "at most one other, he alone wins.",
+    )
+    WERECOW = (
+        "werecow",
+        "Dreams of being a Werewolf: sees the pack on the first night, wins with it, "
+        'reads as "Were"; not a Werewolf for the end.',
+    )
+    DEADALIVE = (
+        "deadalive",
+        "A Human already dead: never counts as living; killed, he is revealed and goes on talking and voting.",
+    )
+    DORIAN_WOLF = (
+        "dorian_wolf",
+        "A Human who gives his Portrait on the first night; killed, he may reveal himself and its holder dies instead.",
+    )
+    DR_JEKYLL = (
+        "dr_jekyll",
+        "A Human who from the second night drinks the potion and, as Mr. Hyde, kills "
+        "(once in Lupus in Tabula, nightly with Auras).",
+    )
+    HAMLET = (
+        "hamlet",
+        "A Human who gives the Skull on the first night; it passes each day, and when "
+        "Hamlet dies its holder may die with him.",
+    )
+    FORTUNE_TELLER = ("fortune_teller", "A second Seer with her own look each night; neither knows the other.")
     # Lupusburg
-    TOWNSFOLK = ("townsfolk", "Lupusburg: a plain character under a house; its owner scores 2 points for it "
-                 "if it lives to the end.")
-    THIEF = ("thief", "Lupusburg: each night looks under one house for its character and the chest; "
-             "steals nothing.")
+    TOWNSFOLK = (
+        "townsfolk",
+        "Lupusburg: a plain character under a house; its owner scores 2 points for it if it lives to the end.",
+    )
+    THIEF = ("thief", "Lupusburg: each night looks under one house for its character and the chest; steals nothing.")
 
 
 class Team(Documented):
     """A side that wins as a whole (or a character who wins alone)."""
 
     HUMANS = "humans", "The Villagers and every other Human: win when no Werewolf is alive."
-    WEREWOLVES = ("werewolves", "The Werewolves with the Possessed and the Werecow: win when the living "
-                  "Werewolves are as many as all other living characters.")
+    WEREWOLVES = (
+        "werewolves",
+        "The Werewolves with the Possessed and the Werecow: win when the living "
+        "Werewolves are as many as all other living characters.",
+    )
     WEREHAMSTER = "werehamster", "The Werehamster alone, alive when the game ends."
     DARIUS = "darius", "Darius alone, alive at the end with at most one other living character."
     WEREWOLF = "werewolf", "Lupusburg: the Werewolf's player alone."
@@ -100,8 +142,11 @@ class Phase(Documented):
     """The kind of the current phase (what each one does: ``tabula/phases.py``, ``lupusburg/phases.py``)."""
 
     NIGHT = "night", "Every night role chooses privately; resolved at close in the rulings' order."
-    NOMINATIONS = ("nominations", "Public votes, final once cast; the two most voted become suspects (Lupusburg: "
-                   "also the Burgomaster's privilege and the bets).")
+    NOMINATIONS = (
+        "nominations",
+        "Public votes, final once cast; the two most voted become suspects (Lupusburg: "
+        "also the Burgomaster's privilege and the bets).",
+    )
     BALLOT = "ballot", "Secret votes between the two suspects, revealed together at close; one is lynched."
     OVER = "over", "The game has ended."
 
@@ -115,16 +160,19 @@ class Verb(Documented):
     OWL = "owl", "The Owl-man names tomorrow's suspect (in a deadly game, his victim)."
     MIMIC = "mimic", "The Mythomaniac, at the end of the second night, names the player whose role he may take."
     VOTE = "vote", "By day: nominate a player (a house in Lupusburg), or in the ballot vote for a suspect."
-    REVIVE = "revive", "Baron Samedi, once per game, brings the \"Welcome!\" holder back (names nobody)."
+    REVIVE = "revive", 'Baron Samedi, once per game, brings the "Welcome!" holder back (names nobody).'
     PORTRAIT = "portrait", "Dorian Wolf, on the first night, gives his Portrait to another character."
     SKULL = "skull", "Hamlet gives the Skull on the first night; by day its holder passes it on."
     POTION = "potion", "Dr. Jekyll drinks the potion and, as Mr. Hyde, names his victim."
-    PEEK = ("peek", "A look under a card: Hamlet's Aura on the first night (aura), the Thief under a house "
-            "(Lupusburg).")
-    REVEAL = ("reveal", "A standing order, ``reveal on`` or ``off``: whether Dorian Wolf or Hamlet shows his "
-              "card when killed.")
-    PRIVILEGE = ("privilege", "Lupusburg: the Burgomaster looks at another player's living character, once a "
-                 "day.")
+    PEEK = (
+        "peek",
+        "A look under a card: Hamlet's Aura on the first night (aura), the Thief under a house (Lupusburg).",
+    )
+    REVEAL = (
+        "reveal",
+        "A standing order, ``reveal on`` or ``off``: whether Dorian Wolf or Hamlet shows his card when killed.",
+    )
+    PRIVILEGE = ("privilege", "Lupusburg: the Burgomaster looks at another player's living character, once a day.")
     SHOW = "show", "Lupusburg: the Burgomaster shows that player one of his own characters, ``left`` or ``right``."
     BET = "bet", "Lupusburg: once per game, bet on who the Werewolf is; three coins are drawn from the bag."
     COIN = "coin", "Lupusburg: keep one of the coins drawn for a bet, by its value."
@@ -175,8 +223,13 @@ class Event(_EventFields):
 
     __slots__ = ()
 
-    def __new__(cls, key: str, data: Mapping[str, Any] | None = None, to: tuple[str, ...] | None = EVERYONE,
-                channel: str | None = None) -> Event:
+    def __new__(
+        cls,
+        key: str,
+        data: Mapping[str, Any] | None = None,
+        to: tuple[str, ...] | None = EVERYONE,
+        channel: str | None = None,
+    ) -> Event:
         return tuple.__new__(cls, (key, {} if data is None else data, to, channel))
 
     @property

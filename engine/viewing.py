@@ -8,7 +8,6 @@ always had, and handed out as their ``TypedDict``; ``tests/engine/test_seams.py`
 dicts of random games to the declared shapes.
 """
 
-
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict
 
@@ -162,9 +161,18 @@ class LupusburgPlayerView(PlayerView):
     """A bet begun: the coins drawn, waiting for his choice."""
 
 
-def header(rules: RuleSet, phase: Phase, phase_no: int, day: int, night: int,
-           players: Sequence[str], alive: Sequence[str], dead: Sequence[str],
-           lynched: Sequence[str], speakers: Sequence[str] | None = None) -> dict[str, Any]:
+def header(
+    rules: RuleSet,
+    phase: Phase,
+    phase_no: int,
+    day: int,
+    night: int,
+    players: Sequence[str],
+    alive: Sequence[str],
+    dead: Sequence[str],
+    lynched: Sequence[str],
+    speakers: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """``speakers``: who may talk in the town square (default: the living; the rulebooks forbid
     Ghosts to speak, but a revealed Deadalive talks on, and in Lupusburg everybody does)."""
     return {
@@ -182,8 +190,15 @@ def header(rules: RuleSet, phase: Phase, phase_no: int, day: int, night: int,
     }
 
 
-def day_votes(out: dict[str, Any], phase: Phase, votes: Sequence[tuple[str, str]], tally: list[list[Any]],
-              waiting_for: Sequence[str], suspects: Sequence[str], ballots_cast: int) -> None:
+def day_votes(
+    out: dict[str, Any],
+    phase: Phase,
+    votes: Sequence[tuple[str, str]],
+    tally: list[list[Any]],
+    waiting_for: Sequence[str],
+    suspects: Sequence[str],
+    ballots_cast: int,
+) -> None:
     """The public side of the day: nominations in the open, only the count of secret ballots."""
     if phase is Phase.NOMINATIONS:
         out["votes"] = [list(v) for v in votes]

@@ -36,6 +36,7 @@ class Plain(TyperCommand):
                 with formatter.section(title):
                     formatter.write_dl(rows)
 
+
 HELP = """Lupus in Tabula, moderated by message: the operator's commands.
 
 Settings come from the environment (deploy/README.md, Configuration). Exit status: as each command
@@ -53,18 +54,19 @@ def _version(asked: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     pass
 
 
 @app.command(cls=Plain)
 def replay(
-    file: Path = typer.Argument(..., exists=True, dir_okay=False, metavar="FILE",
-                                help="A game record (YAML or JSON)."),
-    as_: str | None = typer.Option(None, "--as", metavar="PLAYER",
-                                   help="Print what this player was told, and his view."),
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, metavar="FILE", help="A game record (YAML or JSON)."),
+    as_: str | None = typer.Option(
+        None, "--as", metavar="PLAYER", help="Print what this player was told, and his view."
+    ),
 ) -> None:
     """Play a game record and print where it stands.
 
@@ -99,8 +101,9 @@ def replay(
     typer.echo(json.dumps(out, ensure_ascii=False))
 
 
-db_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                     help="The database: its migrations.")
+db_app = typer.Typer(
+    add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="The database: its migrations."
+)
 app.add_typer(db_app, name="db")
 
 
@@ -128,11 +131,16 @@ def db_upgrade(revision: str = typer.Argument("head", metavar="REVISION", help="
 
 @app.command()
 def setup(
-    fresh: bool = typer.Option(False, "--fresh", help="Forget what the platforms still hold for the bot "
-                               "(Telegram's pending updates)."),
-    postdeploy: bool = typer.Option(False, "--postdeploy", help="As Heroku's postdeploy step (app.json): check "
-                                    "first (doctor --setup), set up what can be, say what to do next, and exit 0 "
-                                    "whatever was found, for a failed postdeploy fails a new app's deploy."),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Forget what the platforms still hold for the bot (Telegram's pending updates)."
+    ),
+    postdeploy: bool = typer.Option(
+        False,
+        "--postdeploy",
+        help="As Heroku's postdeploy step (app.json): check "
+        "first (doctor --setup), set up what can be, say what to do next, and exit 0 "
+        "whatever was found, for a failed postdeploy fails a new app's deploy.",
+    ),
 ) -> None:
     """Tell each channel's platform where the app is.
 
@@ -159,8 +167,9 @@ def setup(
         raise typer.Exit(2)
     done = [check for channel in CHANNELS.values() for check in channel.setup(cfg, fresh=fresh)]
     if not done:
-        typer.echo("no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)",
-                   err=True)
+        typer.echo(
+            "no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN)", err=True
+        )
         raise typer.Exit(2)
     for check in done:
         typer.echo(check.line())
@@ -187,9 +196,14 @@ def games() -> None:
     from service.texts.i18n import zone_name
 
     with Session(make_engine(get_settings().DATABASE_URL)) as s:
-        rows = _read(lambda: s.exec(select(Game, func.count(col(Seat.id)))
-                                    .join(Seat, col(Seat.game_id) == col(Game.id), isouter=True)
-                                    .group_by(col(Game.id)).order_by(col(Game.id))).all())
+        rows = _read(
+            lambda: s.exec(
+                select(Game, func.count(col(Seat.id)))
+                .join(Seat, col(Seat.game_id) == col(Game.id), isouter=True)
+                .group_by(col(Game.id))
+                .order_by(col(Game.id))
+            ).all()
+        )
         for g, n in rows:
             deadline = "-"
             if g.deadline:
@@ -198,8 +212,10 @@ def games() -> None:
                 deadline = f"{when:%Y-%m-%d %H:%M} {zone_name(g.deadline, zone)}"
             paused = " paused" if g.paused else ""
             kind = engine.public_view(engine.from_json(g.state))["phase"] if g.state else "-"
-            typer.echo(f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<22} "
-                       f"{g.timezone:<20} {n} players{paused}")
+            typer.echo(
+                f"{g.code}  {g.status:<8} phase {g.phase_no:<3} {kind:<11} {deadline:<22} "
+                f"{g.timezone:<20} {n} players{paused}"
+            )
 
 
 def _read(query: Callable[[], T]) -> T:
@@ -211,8 +227,11 @@ def _read(query: Callable[[], T]) -> T:
     try:
         return query()
     except SQLAlchemyError as e:
-        typer.echo(f"cannot read the database ({reason(getattr(e, 'orig', None) or e)}): is DATABASE_URL right, "
-                   "and the database migrated? (lupus db upgrade)", err=True)
+        typer.echo(
+            f"cannot read the database ({reason(getattr(e, 'orig', None) or e)}): is DATABASE_URL right, "
+            "and the database migrated? (lupus db upgrade)",
+            err=True,
+        )
         raise typer.Exit(1) from None
 
 
@@ -233,8 +252,9 @@ def outbox() -> None:
 
     cfg = get_settings()
     with Session(make_engine(cfg.DATABASE_URL)) as s:
-        rows = _read(lambda: s.exec(select(Outbox.status, func.count(col(Outbox.id)))
-                                    .group_by(col(Outbox.status))).all())
+        rows = _read(
+            lambda: s.exec(select(Outbox.status, func.count(col(Outbox.id))).group_by(col(Outbox.status))).all()
+        )
         oldest = s.exec(select(func.min(col(Outbox.not_before))).where(col(Outbox.status) == "pending")).first()
     counts = dict(rows)
     for status in sorted(set(counts) | {"pending", "sent", "failed"}):
@@ -278,16 +298,27 @@ def web(
     try:
         # By name: the app is built in each of uvicorn's processes. worker.web puts service.web's app
         # together with the worker's hand-off (the service imports nothing of the worker).
-        uvicorn.run("worker.web:app", host=host, port=port or cfg.PORT, workers=cfg.WEB_CONCURRENCY,
-                    proxy_headers=True, forwarded_allow_ips="*", log_config=None)
+        uvicorn.run(
+            "worker.web:app",
+            host=host,
+            port=port or cfg.PORT,
+            workers=cfg.WEB_CONCURRENCY,
+            proxy_headers=True,
+            forwarded_allow_ips="*",
+            log_config=None,
+        )
     finally:
         heartbeat.stop()
 
 
 @app.command()
 def doctor(
-    setup: bool = typer.Option(False, "--setup", help="Only what must hold before the processes start (the "
-                               "configuration, PUBLIC_URL, the database migrated, the broker): a postdeploy step."),
+    setup: bool = typer.Option(
+        False,
+        "--setup",
+        help="Only what must hold before the processes start (the "
+        "configuration, PUBLIC_URL, the database migrated, the broker): a postdeploy step.",
+    ),
 ) -> None:
     """Check the deployment against the runbook.
 
@@ -311,8 +342,9 @@ def doctor(
 
 @app.command()
 def up(
-    port: int = typer.Option(8000, metavar="PORT", help="The sandbox page's port (0: any free one; a busy one falls "
-                             "back to any)."),
+    port: int = typer.Option(
+        8000, metavar="PORT", help="The sandbox page's port (0: any free one; a busy one falls back to any)."
+    ),
     data: Path = typer.Option(Path("var"), metavar="DIR", help="Where the sandbox's SQLite database lives."),
     host: str = typer.Option("127.0.0.1", metavar="ADDRESS", help="The address to listen on."),
 ) -> None:

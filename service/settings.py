@@ -31,7 +31,7 @@ def normalize_database_url(url: str) -> str:
     """Heroku and Fly hand out ``postgres://`` URLs, which SQLAlchemy refuses; we use psycopg 3."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 
@@ -156,8 +156,9 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _public_url(self) -> Settings:
-        self._public_url_given = bool(self.PUBLIC_URL.strip() or self.HEROKU_APP_DEFAULT_DOMAIN_NAME
-                                      or self.FLY_APP_NAME)
+        self._public_url_given = bool(
+            self.PUBLIC_URL.strip() or self.HEROKU_APP_DEFAULT_DOMAIN_NAME or self.FLY_APP_NAME
+        )
         if not self.PUBLIC_URL.strip():
             if self.HEROKU_APP_DEFAULT_DOMAIN_NAME:
                 self.PUBLIC_URL = f"https://{self.HEROKU_APP_DEFAULT_DOMAIN_NAME}"
@@ -185,20 +186,26 @@ class Settings(BaseSettings):
         given = self.channels_configured()
         if not given:
             return None
-        missing = ([] if self.REDIS_URL else ["REDIS_URL is not set"]) + \
-            (["DATABASE_URL is not set (a SQLite file)"] if self.DATABASE_URL.startswith("sqlite") else [])
+        missing = ([] if self.REDIS_URL else ["REDIS_URL is not set"]) + (
+            ["DATABASE_URL is not set (a SQLite file)"] if self.DATABASE_URL.startswith("sqlite") else []
+        )
         if not missing:
             return None
-        return (f"{' and '.join(missing)}, but {given[0]} is: a deployment needs a shared broker (REDIS_URL: "
-                "Redis) and a server database (DATABASE_URL: PostgreSQL), or each process keeps its own and "
-                "phases never close (see deploy/README.md)")
+        return (
+            f"{' and '.join(missing)}, but {given[0]} is: a deployment needs a shared broker (REDIS_URL: "
+            "Redis) and a server database (DATABASE_URL: PostgreSQL), or each process keeps its own and "
+            "phases never close (see deploy/README.md)"
+        )
 
     def db_pool(self, role: str) -> dict[str, int]:
         """SQLAlchemy pool options for one process of ``role`` (web or worker): the machine's budget
         (WEB_DB_CONNECTIONS, WORKER_DB_CONNECTIONS) shared by its processes, two thirds kept open
         and a third opened only when needed, each replaced after DB_POOL_RECYCLE_SECONDS."""
-        budget, processes = ((self.WEB_DB_CONNECTIONS, self.WEB_CONCURRENCY) if role == "web"
-                             else (self.WORKER_DB_CONNECTIONS, self.WORKER_CONCURRENCY))
+        budget, processes = (
+            (self.WEB_DB_CONNECTIONS, self.WEB_CONCURRENCY)
+            if role == "web"
+            else (self.WORKER_DB_CONNECTIONS, self.WORKER_CONCURRENCY)
+        )
         each = max(2, budget // max(1, processes))
         kept = max(1, each * 2 // 3)
         return {"pool_size": kept, "max_overflow": each - kept, "pool_recycle": self.DB_POOL_RECYCLE_SECONDS}

@@ -92,7 +92,8 @@ class Web:
         self.inbound: GroupCommit[Incoming, list[str]] = GroupCommit(self._handle_many)
         """Messages committed together when they come together (``service.store.group_commit``)."""
         self.webhooks: dict[str, Webhook] = {
-            channel.name: hook for channel in CHANNELS.values() if (hook := channel.webhook(self)) is not None}
+            channel.name: hook for channel in CHANNELS.values() if (hook := channel.webhook(self)) is not None
+        }
 
     def _handle_many(self, messages: list[Incoming]) -> list[list[str] | Exception]:
         out = self.service.handle_inbound_many(messages)
@@ -145,8 +146,9 @@ class CountUpdates:
         await self.app(scope, receive, counted)
 
 
-def create_app(settings: Settings | None = None, service: Service | None = None, *,
-               after_commit: AfterCommit | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, service: Service | None = None, *, after_commit: AfterCommit | None = None
+) -> FastAPI:
     """The app. ``after_commit``: what the service it makes (on the first command) hands each
     command's new outbox ids to once committed; a deployment's is the worker's (``worker.web``),
     passed in so that nothing here knows the worker. A ``service`` brought along keeps its own."""
@@ -181,8 +183,9 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         def broker() -> None:
             import redis
 
-            client = redis.Redis.from_url(cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3,
-                                          **redis_tls_options(cfg.REDIS_URL))
+            client = redis.Redis.from_url(
+                cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3, **redis_tls_options(cfg.REDIS_URL)
+            )
             try:
                 client.ping()
             finally:
@@ -198,8 +201,9 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
                 out[name] = "ok"
             except Exception as e:  # the driver's words: `database "x" does not exist`, a refused port
                 ok, out[name] = False, f"unreachable: {reason(getattr(e, 'orig', None) or e)}"
-        problems: list[str] = [f"{name} {out[name]}" for name in ("database", "broker")
-                               if str(out[name]).startswith("unreachable")]
+        problems: list[str] = [
+            f"{name} {out[name]}" for name in ("database", "broker") if str(out[name]).startswith("unreachable")
+        ]
         if out["database"] == "ok":
             try:
                 live = await run_in_threadpool(liveness, web.service.db, cfg)
@@ -222,6 +226,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         """This web process answers and reaches its database: what a platform's own health check
         asks (Fly's). /healthz would take the web machines out of service, or stop a deploy, when
         only the worker is down, and a web that takes webhooks is what lets the players' moves in."""
+
         def database() -> None:
             with web.service.db.connect() as conn:
                 conn.execute(sql("select 1"))
@@ -236,7 +241,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     async def metrics_route(request: Request) -> Response:
         """Prometheus' text format: this machine's counters and the deployment's gauges."""
         if cfg.METRICS_TOKEN and not hmac.compare_digest(
-                request.headers.get("authorization", "").encode(), f"Bearer {cfg.METRICS_TOKEN}".encode()):
+            request.headers.get("authorization", "").encode(), f"Bearer {cfg.METRICS_TOKEN}".encode()
+        ):
             raise HTTPException(401, "a bearer token is needed (METRICS_TOKEN)")
 
         def read() -> bytes:

@@ -54,8 +54,9 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def imports_of(module: str, path: Path, known: dict[str, Path]) -> Iterator[Import]:
@@ -85,8 +86,10 @@ def imports_of(module: str, path: Path, known: dict[str, Path]) -> Iterator[Impo
                 anchor = module.split(".")
                 anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
                 base = ".".join([*anchor, base] if base else anchor)
-            names = [f"{base}.{a.name}" if _resolve(f"{base}.{a.name}", known) == f"{base}.{a.name}" else base
-                     for a in node.names]
+            names = [
+                f"{base}.{a.name}" if _resolve(f"{base}.{a.name}", known) == f"{base}.{a.name}" else base
+                for a in node.names
+            ]
         for name in names:
             target = _resolve(name, known)
             if target is not None and target != module:
@@ -182,8 +185,9 @@ def report(root: Path = ROOT) -> str:
             for m in knot:
                 lines.append("    " + " -> ".join(shortest_cycle(m, edges, inside)))
         lines.append("  the imports inside it:")
-        for e in sorted({(e.importer, e.imported, e.line, e.where) for e in edges
-                         if e.importer in inside and e.imported in inside}):
+        for e in sorted(
+            {(e.importer, e.imported, e.line, e.where) for e in edges if e.importer in inside and e.imported in inside}
+        ):
             lines.append(f"    {e[0]} -> {e[1]}  (line {e[2]}, {e[3]})")
     return "\n".join(lines) + "\n"
 

@@ -112,7 +112,8 @@ def check_scenario(path: Path) -> None:
             assert any(subset(fact, k) for k in known), f"{path.name}: {player} never learned {fact}; knows {known}"
     for want in raw.get("expect_events") or []:
         assert any(event_like(e, pos, want) for pos, e in result.events), (
-            f"{path.name}: no event like {want}; got\n" + "\n".join(str(e.to_json()) for _, e in result.events))
+            f"{path.name}: no event like {want}; got\n" + "\n".join(str(e.to_json()) for _, e in result.events)
+        )
     for want in raw.get("expect_absent") or []:
         hits = [e.to_json() for pos, e in result.events if event_like(e, pos, want)]
         assert not hits, f"{path.name}: unexpected {hits}"
@@ -128,13 +129,22 @@ def check_scenario(path: Path) -> None:
 class Game:
     """A game driven move by move from a test: ``g = Game(roles); g("ann: kill dan", "end")``."""
 
-    def __init__(self, roles: str | dict[str, Any], seed: int = 1, options: dict[str, Any] | None = None,
-                 rules: str = "tabula") -> None:
+    def __init__(
+        self, roles: str | dict[str, Any], seed: int = 1, options: dict[str, Any] | None = None, rules: str = "tabula"
+    ) -> None:
         if isinstance(roles, str):
             pairs = [w.split("=") for w in roles.split()]
             roles = {p: r for p, r in pairs}
-        self.record = record_from({"rules": rules, "seed": seed, "players": list(roles), "roles": roles,
-                                   "options": options or {}, "moves": []})
+        self.record = record_from(
+            {
+                "rules": rules,
+                "seed": seed,
+                "players": list(roles),
+                "roles": roles,
+                "options": options or {},
+                "moves": [],
+            }
+        )
         self.result = replay(self.record)
 
     def __call__(self, *moves: str) -> Game:

@@ -34,16 +34,36 @@ class Allowed:
 
 
 ALLOWED = (
-    Allowed("postgres", r"^PostgreSQL is not running: ", "LUPUS_REQUIRE_POSTGRES",
-            "the PostgreSQL half of the service and reliability tests, without a server on 127.0.0.1:5432"),
-    Allowed("redis", r"^Redis is not running: ", "LUPUS_REQUIRE_REDIS",
-            "the real worker, the Redis limiter and broker, without a Redis server where the tests look"),
-    Allowed("redis-tls", r"^(redis-server and openssl are needed|this redis-server cannot serve TLS)",
-            "LUPUS_REQUIRE_REDIS", "the rediss:// test, without a redis-server built with TLS"),
-    Allowed("chromium", r"chromium is missing", "LUPUS_REQUIRE_BROWSER",
-            "the sandbox page's browser test, without Debian's Chromium"),
-    Allowed("dev-venv", r"^runs where dev\.py made \.venv", None,
-            "the test of `python3 dev.py up` in a terminal, where dev.py did not make the virtualenv"),
+    Allowed(
+        "postgres",
+        r"^PostgreSQL is not running: ",
+        "LUPUS_REQUIRE_POSTGRES",
+        "the PostgreSQL half of the service and reliability tests, without a server on 127.0.0.1:5432",
+    ),
+    Allowed(
+        "redis",
+        r"^Redis is not running: ",
+        "LUPUS_REQUIRE_REDIS",
+        "the real worker, the Redis limiter and broker, without a Redis server where the tests look",
+    ),
+    Allowed(
+        "redis-tls",
+        r"^(redis-server and openssl are needed|this redis-server cannot serve TLS)",
+        "LUPUS_REQUIRE_REDIS",
+        "the rediss:// test, without a redis-server built with TLS",
+    ),
+    Allowed(
+        "chromium",
+        r"chromium is missing",
+        "LUPUS_REQUIRE_BROWSER",
+        "the sandbox page's browser test, without Debian's Chromium",
+    ),
+    Allowed(
+        "dev-venv",
+        r"^runs where dev\.py made \.venv",
+        None,
+        "the test of `python3 dev.py up` in a terminal, where dev.py did not make the virtualenv",
+    ),
 )
 
 
@@ -99,15 +119,21 @@ class SkipGate:
             if tests:
                 tr.section(f"{len(tests)} skipped: {entry.why}", sep="!", yellow=True, bold=True)
                 if entry.unless:
-                    tr.write_line(f"CI sets {entry.unless} and fails these instead. "
-                                  "Start the service, or expect .ci/run to fail them.", yellow=True)
+                    tr.write_line(
+                        f"CI sets {entry.unless} and fails these instead. "
+                        "Start the service, or expect .ci/run to fail them.",
+                        yellow=True,
+                    )
         refused = self.refused()
         if refused:
             tr.section(f"{len(refused)} skipped that may not be: the run fails", sep="!", red=True, bold=True)
             for test, reason in refused:
                 tr.write_line(f"{test}: {reason}", red=True)
-            tr.write_line("A skip is allowed only on tests/skips.py's ALLOWED (the README's \"Skipped tests\"), and "
-                          "a missing service's only where its LUPUS_REQUIRE_* variable is not set.", red=True)
+            tr.write_line(
+                "A skip is allowed only on tests/skips.py's ALLOWED (the README's \"Skipped tests\"), and "
+                "a missing service's only where its LUPUS_REQUIRE_* variable is not set.",
+                red=True,
+            )
 
 
 def pytest_configure(config: pytest.Config) -> None:

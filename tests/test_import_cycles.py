@@ -26,7 +26,11 @@ def test_imports_in_functions_and_under_type_checking_count(tmp_path: Path) -> N
     (package / "c.py").write_text("def f() -> None:\n    import service.a.thing\n")
     (package / "d.py").write_text("from service.a import b\n")  # a name from a, not a module
     edges = {(e.importer, e.imported, e.where) for e in graph(tmp_path)}
-    assert edges == {("service.a", "service.b", "top"), ("service.b", "service.c", "type-checking"),
-                     ("service.c", "service.a", "function"), ("service.d", "service.a", "top")}
+    assert edges == {
+        ("service.a", "service.b", "top"),
+        ("service.b", "service.c", "type-checking"),
+        ("service.c", "service.a", "function"),
+        ("service.d", "service.a", "top"),
+    }
     assert knots(graph(tmp_path)) == [["service.a", "service.b", "service.c"]]
     assert "service.a -> service.b -> service.c -> service.a" in report(tmp_path)

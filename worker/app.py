@@ -73,9 +73,15 @@ def standby_beats(redis_url: str, lock_seconds: int) -> dict[str, Any]:
 
     # Heroku's Key-Value Store presents a self-signed certificate (as for the broker).
     tls = {"ssl_cert_reqs": ssl.CERT_NONE} if redis_url.startswith("rediss://") else None
-    return {"beat_scheduler": "worker.standby:StandbyScheduler", "redbeat_redis_url": redis_url,
-            "redbeat_redis_options": {}, "redbeat_redis_use_ssl": tls, "redbeat_key_prefix": "lupus:beat",
-            "redbeat_lock_timeout": lock_seconds, "beat_max_loop_interval": 1}
+    return {
+        "beat_scheduler": "worker.standby:StandbyScheduler",
+        "redbeat_redis_url": redis_url,
+        "redbeat_redis_options": {},
+        "redbeat_redis_use_ssl": tls,
+        "redbeat_key_prefix": "lupus:beat",
+        "redbeat_lock_timeout": lock_seconds,
+        "beat_max_loop_interval": 1,
+    }
 
 
 app = build()

@@ -58,7 +58,10 @@ def embedded_broker_url(data_dir: Path | str = "var", make: bool = True) -> str:
 
 
 def broker_settings(
-    broker_url: str | None, *, data_dir: Path | str = "var", visibility_timeout: float = VISIBILITY_TIMEOUT,
+    broker_url: str | None,
+    *,
+    data_dir: Path | str = "var",
+    visibility_timeout: float = VISIBILITY_TIMEOUT,
     make: bool = True,
 ) -> dict[str, Any]:
     """The configuration that depends on the broker."""
@@ -113,8 +116,10 @@ def make_celery(
         worker_consumer="worker.consumer:Consumer",
         task_default_queue=QUEUE,
         task_queues=tuple(Queue(q, routing_key=q) for q in QUEUES),
-        task_routes={"lupus.close_phase": {"queue": CLOSE_QUEUE, "routing_key": CLOSE_QUEUE},
-                     **{name: {"queue": BEAT_QUEUE, "routing_key": BEAT_QUEUE} for name in BEAT_TASKS}},
+        task_routes={
+            "lupus.close_phase": {"queue": CLOSE_QUEUE, "routing_key": CLOSE_QUEUE},
+            **{name: {"queue": BEAT_QUEUE, "routing_key": BEAT_QUEUE} for name in BEAT_TASKS},
+        },
         timezone="UTC",
         enable_utc=True,
     )
@@ -165,8 +170,7 @@ class BaseTask(Task):
 
     def on_retry(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         if not isinstance(exc, Retry | RetryLater):
-            log.warning("task.retry", task=self.name, id=task_id, error=repr(exc),
-                        attempt=self.request.retries + 1)
+            log.warning("task.retry", task=self.name, id=task_id, error=repr(exc), attempt=self.request.retries + 1)
 
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         log.error("task.failed", task=self.name, id=task_id, error=repr(exc), args=args)

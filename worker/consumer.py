@@ -20,7 +20,10 @@ RETRY_SECONDS = 1.0
 class Consumer(CeleryConsumer):
     def ensure_connected(self, conn: Any) -> Any:
         conn.ensure_connection = partial(
-            type(conn).ensure_connection, conn,
-            interval_start=RETRY_SECONDS, interval_step=0, interval_max=RETRY_SECONDS,
+            type(conn).ensure_connection,
+            conn,
+            interval_start=RETRY_SECONDS,
+            interval_step=0,
+            interval_max=RETRY_SECONDS,
         )
         return super().ensure_connected(conn)

@@ -88,7 +88,7 @@ class RedisMarks:
     def forget(self) -> int:
         keys = list(self._redis.scan_iter(match=self.PREFIX + "*", count=1000))
         for i in range(0, len(keys), 1000):
-            self._redis.unlink(*keys[i:i + 1000])
+            self._redis.unlink(*keys[i : i + 1000])
         return len(keys)
 
 

@@ -38,8 +38,14 @@ def service() -> Service:
 
         cfg = settings()
         pool = {} if is_sqlite(cfg.DATABASE_URL) else cfg.db_pool("worker")
-        _service = install(Service(cfg, db=make_engine(cfg.DATABASE_URL, pre_ping=True, **pool), clock=lambda: clock(),
-                                   after_commit=enqueue_dispatch))
+        _service = install(
+            Service(
+                cfg,
+                db=make_engine(cfg.DATABASE_URL, pre_ping=True, **pool),
+                clock=lambda: clock(),
+                after_commit=enqueue_dispatch,
+            )
+        )
         if metrics.count_close not in _service.before_close:
             _service.before_close.append(metrics.count_close)
     return _service

@@ -34,8 +34,14 @@ def close_key(game_id: int, phase_no: int, deadline: float) -> str:
     return f"close:{game_id}:{phase_no}:{deadline:.3f}"
 
 
-def enqueue_due(svc: Service, marks: Marks, enqueue: Callable[[int, int, datetime], object],
-                limit: int = SWEEP_LIMIT, mark_seconds: float = MARK_SECONDS, ahead: float = 0.0) -> int:
+def enqueue_due(
+    svc: Service,
+    marks: Marks,
+    enqueue: Callable[[int, int, datetime], object],
+    limit: int = SWEEP_LIMIT,
+    mark_seconds: float = MARK_SECONDS,
+    ahead: float = 0.0,
+) -> int:
     """Enqueue a close for every game due now or within `ahead` seconds that was not enqueued in
     the last `mark_seconds` (plus `ahead`), or whose lease lapsed: `enqueue(game, phase, deadline)`,
     to close now if the deadline passed, else at it. The query reads only those games (the deadline

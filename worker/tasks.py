@@ -54,13 +54,20 @@ def sweep_deadlines() -> int:
     ahead = min(MAX_COUNTDOWN, runtime.settings().SWEEP_SECONDS + SWEEP_MARGIN)
 
     with app.producer_or_acquire() as producer:
+
         def enqueue(game_id: int, phase_no: int, deadline: datetime) -> None:
             wait = (deadline - runtime.clock()).total_seconds()
-            close_phase.apply_async(args=[game_id, phase_no, deadline.timestamp()],
-                                    countdown=wait if wait > 0 else None, producer=producer)
+            close_phase.apply_async(
+                args=[game_id, phase_no, deadline.timestamp()], countdown=wait if wait > 0 else None, producer=producer
+            )
 
-        return enqueue_due(runtime.service(), runtime.marks(), enqueue, ahead=ahead,
-                           mark_seconds=runtime.settings().CLOSE_RETRY_SECONDS)
+        return enqueue_due(
+            runtime.service(),
+            runtime.marks(),
+            enqueue,
+            ahead=ahead,
+            mark_seconds=runtime.settings().CLOSE_RETRY_SECONDS,
+        )
 
 
 def _unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
@@ -71,9 +78,20 @@ def _pass(ids: list[int] | None, go_on: Callable[[], bool]) -> bool:
     """One pass of sending (``ids`` first, then whatever else is due); whether it did anything."""
     svc, d, cfg = runtime.service(), runtime.delivery(), runtime.settings()
     # `fill`: behind a backlog, a pass asked for a few rows goes on with what else is due.
-    report = deliver(svc.db, d.senders, d.limiter, clock=svc.clock, ids=ids, budget=DISPATCH_BUDGET,
-                     lease=cfg.DISPATCH_LEASE_SECONDS, fill=True, most=DISPATCH_MOST, go_on=go_on,
-                     max_attempts=cfg.OUTBOX_MAX_ATTEMPTS, on_unreachable=_unreachable)
+    report = deliver(
+        svc.db,
+        d.senders,
+        d.limiter,
+        clock=svc.clock,
+        ids=ids,
+        budget=DISPATCH_BUDGET,
+        lease=cfg.DISPATCH_LEASE_SECONDS,
+        fill=True,
+        most=DISPATCH_MOST,
+        go_on=go_on,
+        max_attempts=cfg.OUTBOX_MAX_ATTEMPTS,
+        on_unreachable=_unreachable,
+    )
     if report.refused:  # Telegram refused to mute a Ghost: the hosts are told once, muting stops
         tell_hosts_mute_refused(svc, report.refused)
     if report.lost:  # texts that will never reach a reader still reachable: his game's hosts are told

@@ -110,11 +110,20 @@ def main() -> None:
         wks = [procs.worker(env, args.pool_processes, f"worker{i + 1}") for i in range(args.workers)]
         started += wks
         first = rest + 1
-        world.clone(db, template, first, args.due, f"now() + interval '3 seconds' + "
-                                                   f"(g * {args.window / args.due}) * interval '1 second'")
+        world.clone(
+            db,
+            template,
+            first,
+            args.due,
+            f"now() + interval '3 seconds' + (g * {args.window / args.due}) * interval '1 second'",
+        )
         with db.connect() as c:
-            due = {int(g): (str(code), int(code[1:], 16)) for g, code in c.execute(text(
-                "select id, code from games where deadline < now() + interval '1 day' order by deadline"))}
+            due = {
+                int(g): (str(code), int(code[1:], 16))
+                for g, code in c.execute(
+                    text("select id, code from games where deadline < now() + interval '1 day' order by deadline")
+                )
+            }
         setup_s = time.monotonic() - t0
         run(args, db, url, web_url, tg_url, due, web, wks, setup_s, t0)
         db.dispose()
@@ -124,12 +133,24 @@ def main() -> None:
         r.flushdb()
         drop_database(name)
     elapsed = time.monotonic() - t0
-    print(f"elapsed              {elapsed:.0f} s, from the start to the end of the teardown "
-          f"(target < 600 s: {'yes' if elapsed < 600 else 'no'})")
+    print(
+        f"elapsed              {elapsed:.0f} s, from the start to the end of the teardown "
+        f"(target < 600 s: {'yes' if elapsed < 600 else 'no'})"
+    )
 
 
-def run(args: argparse.Namespace, db: object, url: str, web_url: str, tg_url: str,
-        due: dict[int, tuple[str, int]], web: procs.Proc, wks: list[procs.Proc], setup_s: float, t0: float) -> None:
+def run(
+    args: argparse.Namespace,
+    db: object,
+    url: str,
+    web_url: str,
+    tg_url: str,
+    due: dict[int, tuple[str, int]],
+    web: procs.Proc,
+    wks: list[procs.Proc],
+    setup_s: float,
+    t0: float,
+) -> None:
     ids = list(due)
     played = ids[:: max(1, len(ids) // max(1, args.played))][: args.played]
     beat = make_celery(args.redis, include=[])
@@ -137,8 +158,9 @@ def run(args: argparse.Namespace, db: object, url: str, web_url: str, tg_url: st
     ctx = mp.get_context("fork")
     stop, out = ctx.Event(), ctx.Queue()
     begin = time.time()
-    player = ctx.Process(target=client.main, args=(url, web_url, SECRET, due, played, args.talk, 40.0,
-                                                   begin + args.max_run, stop, out))
+    player = ctx.Process(
+        target=client.main, args=(url, web_url, SECRET, due, played, args.talk, 40.0, begin + args.max_run, stop, out)
+    )
     player.start()
     seen: dict[tuple[int, int], datetime] = {}
     start_phase: dict[int, int] = {}

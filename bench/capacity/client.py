@@ -32,8 +32,17 @@ TALK = ("I think {x} is lying", "who voted for {x}?", "{x} was quiet last night"
 
 
 class Client:
-    def __init__(self, url: str, web: str, secret: str, games: dict[int, tuple[str, int]], played: list[int],
-                 talk: float, spread: float, seed: int = 7) -> None:
+    def __init__(
+        self,
+        url: str,
+        web: str,
+        secret: str,
+        games: dict[int, tuple[str, int]],
+        played: list[int],
+        talk: float,
+        spread: float,
+        seed: int = 7,
+    ) -> None:
         self.db = make_engine(url)
         self.web, self.games, self.played = web, games, played
         self.talk, self.spread = talk, spread
@@ -56,11 +65,15 @@ class Client:
     def _new_phases(self) -> None:
         """Moves for each played game that entered a phase since the last look."""
         with self.db.connect() as c:
-            rows = c.execute(text("select id, phase_no, status from games where id = any(:ids)"),
-                             {"ids": self.played}).all()
+            rows = c.execute(
+                text("select id, phase_no, status from games where id = any(:ids)"), {"ids": self.played}
+            ).all()
             fresh = [int(g) for g, p, s in rows if s == "running" and self.phase.get(int(g)) != int(p)]
-            states = dict(c.execute(text("select id, state from games where id = any(:ids)"),
-                                    {"ids": fresh}).all()) if fresh else {}
+            states = (
+                dict(c.execute(text("select id, state from games where id = any(:ids)"), {"ids": fresh}).all())
+                if fresh
+                else {}
+            )
         now = time.time()
         for g, p, _ in rows:
             g = int(g)
@@ -125,10 +138,27 @@ class Client:
         self.db.dispose()
         lat = sorted(self.lat)
         p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")  # noqa: E731
-        return {"sent": len(lat), "seconds": time.time() - started, "status": self.status,
-                "p50": p(0.5), "p99": p(0.99), "max": lat[-1] if lat else float("nan"), "late": late}
+        return {
+            "sent": len(lat),
+            "seconds": time.time() - started,
+            "status": self.status,
+            "p50": p(0.5),
+            "p99": p(0.99),
+            "max": lat[-1] if lat else float("nan"),
+            "late": late,
+        }
 
 
-def main(url: str, web: str, secret: str, games: dict[int, tuple[str, int]], played: list[int], talk: float,
-         spread: float, until: float, stop: Any, out: Any) -> None:
+def main(
+    url: str,
+    web: str,
+    secret: str,
+    games: dict[int, tuple[str, int]],
+    played: list[int],
+    talk: float,
+    spread: float,
+    until: float,
+    stop: Any,
+    out: Any,
+) -> None:
     out.put(Client(url, web, secret, games, played, talk, spread).run(until, stop))

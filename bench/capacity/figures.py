@@ -36,13 +36,26 @@ def closes(db: Engine, seen: dict[tuple[int, int], datetime], end: datetime) -> 
     (a move of the next phase comes later); a game that ended is closed by its `game.over` rows."""
     ids = sorted({g for g, _ in seen})
     with db.connect() as c:
-        at = {(int(g), int(p)): t for g, p, t in c.execute(text(
-            r"""select game_id, (regexp_match(dedup_key, '^g\d+\:p(\d+)\:'))[1]::int, min(created_at)
-                from outbox where game_id = any(:ids) and dedup_key ~ '^g\d+\:p\d+\:' group by 1, 2"""),
-            {"ids": ids})}
-        over = {int(g): t for g, t in c.execute(text(
-            "select game_id, min(created_at) from outbox where game_id = any(:ids) and key like 'game.over%' "
-            "group by 1"), {"ids": ids})}
+        at = {
+            (int(g), int(p)): t
+            for g, p, t in c.execute(
+                text(
+                    r"""select game_id, (regexp_match(dedup_key, '^g\d+\:p(\d+)\:'))[1]::int, min(created_at)
+                from outbox where game_id = any(:ids) and dedup_key ~ '^g\d+\:p\d+\:' group by 1, 2"""
+                ),
+                {"ids": ids},
+            )
+        }
+        over = {
+            int(g): t
+            for g, t in c.execute(
+                text(
+                    "select game_id, min(created_at) from outbox where game_id = any(:ids) and key like 'game.over%' "
+                    "group by 1"
+                ),
+                {"ids": ids},
+            )
+        }
     out = Closes()
     for (g, p), deadline in seen.items():
         if deadline > end:
@@ -84,8 +97,9 @@ class Day:
         total = sum(sum(xs) / len(xs) for xs in which.values() if xs)
         if self.night_estimated():
             i = int(group)
-            total += (sum(x[i] for x in self.opening["night"]) / len(self.opening["night"])
-                      + sum(x[i] for x in self.first) / len(self.first))
+            total += sum(x[i] for x in self.opening["night"]) / len(self.opening["night"]) + sum(
+                x[i] for x in self.first
+            ) / len(self.first)
         return total
 
 
@@ -96,10 +110,13 @@ def game_day(db: Engine, due: list[int], only: set[int] | None = None) -> Day:
     comes between two closes (moves' replies and notices, reminders, warnings) is the phase's."""
     ids = sorted(only) if only is not None else due
     with db.connect() as c:
-        rows = c.execute(text("""
+        rows = c.execute(
+            text("""
             select o.game_id, o.created_at, o.key, i.address like '-%' from outbox o
             join identities i on i.id = o.identity_id where o.game_id = any(:ids)
-            order by o.game_id, o.created_at, o.id"""), {"ids": ids}).all()
+            order by o.game_id, o.created_at, o.id"""),
+            {"ids": ids},
+        ).all()
     d = Day()
     by_game: dict[int, list[Any]] = {}
     for r in rows:
@@ -122,10 +139,14 @@ def game_day(db: Engine, due: list[int], only: set[int] | None = None) -> Day:
             group += int(r[3])
         d.games += int(whole)
     with db.connect() as c:
-        d.burst = int(c.execute(text("""
+        d.burst = int(
+            c.execute(
+                text("""
             select coalesce(max(n), 0) from (select count(*) n from outbox o join identities i on i.id = o.identity_id
             where o.game_id = any(:ids) and i.address like '-%' group by o.game_id, o.created_at) x"""),
-                                {"ids": ids}).scalar_one())
+                {"ids": ids},
+            ).scalar_one()
+        )
     return d
 
 
@@ -161,9 +182,13 @@ def _waiting(db: Engine, stamps: list[float], since: float) -> tuple[float, int]
     """Messages delivered a second over the whole seconds that began with at least WAITING Telegram
     texts pending (written and not yet sent): what the workers deliver when texts wait for them."""
     with db.connect() as c:
-        spans = c.execute(text(
-            "select extract(epoch from created_at), extract(epoch from sent_at) from outbox "
-            "where channel = 'telegram' and created_at >= to_timestamp(:s)"), {"s": since}).all()
+        spans = c.execute(
+            text(
+                "select extract(epoch from created_at), extract(epoch from sent_at) from outbox "
+                "where channel = 'telegram' and created_at >= to_timestamp(:s)"
+            ),
+            {"s": since},
+        ).all()
     made = sorted(float(a) for a, _ in spans)
     gone = sorted(float(b) for _, b in spans if b is not None)
     busy, n = 0, 0
@@ -183,72 +208,122 @@ def texts(db: Engine, stats: dict[str, Any], since: float) -> Texts:
         t.busiest = max(bisect.bisect_left(stamps, s + 1.0) - i for i, s in enumerate(stamps))
         t.waiting_rate, t.waiting_s = _waiting(db, stamps, since)
     with db.connect() as c:
-        t.rows_written, t.rows_sent, t.backlog = (int(x) for x in c.execute(text(
-            "select count(*), count(*) filter (where status = 'sent'), "
-            "count(*) filter (where status in ('pending', 'sending')) from outbox "
-            "where channel = 'telegram' and created_at >= to_timestamp(:s)"), {"s": since}).one())
+        t.rows_written, t.rows_sent, t.backlog = (
+            int(x)
+            for x in c.execute(
+                text(
+                    "select count(*), count(*) filter (where status = 'sent'), "
+                    "count(*) filter (where status in ('pending', 'sending')) from outbox "
+                    "where channel = 'telegram' and created_at >= to_timestamp(:s)"
+                ),
+                {"s": since},
+            ).one()
+        )
     t.backlog_seconds = t.backlog / BOT_PER_SECOND
     return t
 
 
-def print_report(args: Any, c: Closes, t: Texts, d: Day, played: Day, busy: dict[str, tuple[int, float]],
-                 memory: Any, client: dict[str, Any], run_s: float, setup_s: float, load: str) -> None:
+def print_report(
+    args: Any,
+    c: Closes,
+    t: Texts,
+    d: Day,
+    played: Day,
+    busy: dict[str, tuple[int, float]],
+    memory: Any,
+    client: dict[str, Any],
+    run_s: float,
+    setup_s: float,
+    load: str,
+) -> None:
     target_mb = 200.0
     late = c.late
     p = lambda q: pct(late, q)  # noqa: E731
-    print(f"setup                {args.games} running games of 8 (clones of one real game hosted from its group, "
-          f"each with its own 10 Telegram chats), {args.due} due over {args.window:.0f} s, phases of a minute; "
-          f"{setup_s:.0f} s")
+    print(
+        f"setup                {args.games} running games of 8 (clones of one real game hosted from its group, "
+        f"each with its own 10 Telegram chats), {args.due} due over {args.window:.0f} s, phases of a minute; "
+        f"{setup_s:.0f} s"
+    )
     pool = f"{args.pool_processes} pool process{'es' if args.pool_processes > 1 else ''}"
     workers = f"{args.workers} worker{'s' * (args.workers > 1)}"
-    print(f"run                  {run_s:.0f} s: 1 web process (lupus web), {workers} "
-          f"({pool} each), Telegram answering in {args.telegram_latency * 1000:.0f} ms, beat's sweeps "
-          f"every {args.sweep:g} s; load average {load}")
+    print(
+        f"run                  {run_s:.0f} s: 1 web process (lupus web), {workers} "
+        f"({pool} each), Telegram answering in {args.telegram_latency * 1000:.0f} ms, beat's sweeps "
+        f"every {args.sweep:g} s; load average {load}"
+    )
     sent = client.get("sent", 0)
-    print(f"players              {sent} updates POSTed ({sent / max(1e-9, client.get('seconds', 1)):.1f}/s, "
-          f"{args.played} games played move by move, {args.talk:g} talk/s), answers {client.get('status')}, "
-          f"latency from due p50 {client.get('p50', float('nan')) * 1000:.0f} ms, p99 "
-          f"{client.get('p99', float('nan')) * 1000:.0f} ms, {client.get('late', 0)} sent over 1 s after due")
+    print(
+        f"players              {sent} updates POSTed ({sent / max(1e-9, client.get('seconds', 1)):.1f}/s, "
+        f"{args.played} games played move by move, {args.talk:g} talk/s), answers {client.get('status')}, "
+        f"latency from due p50 {client.get('p50', float('nan')) * 1000:.0f} ms, p99 "
+        f"{client.get('p99', float('nan')) * 1000:.0f} ms, {client.get('late', 0)} sent over 1 s after due"
+    )
     ok = "yes" if late and p(0.99) < args.sweep + 2 and not c.open_ else "no"
-    print(f"deadlines met        {len(late) + c.early} of {c.due} phases due in the run closed "
-          f"({c.early} early, every player having acted; {c.open_} still open at the end); lateness p50 "
-          f"{p(0.5):.2f} s, p99 {p(0.99):.2f} s, max {max(late, default=float('nan')):.2f} s "
-          f"(target p99 < {args.sweep + 2:g} s: {ok})")
-    print(f"telegram delivered   {t.delivered} messages in {t.span:.0f} s = {t.rate:.1f}/s, busiest second {t.busiest} "
-          f"(limit 30/s: {'yes' if t.busiest <= 30 else 'no'})")
-    print(f"delivered a second   {args.workers} worker process{'es' * (args.workers > 1)}: {t.waiting_rate:.1f}/s "
-          f"while texts waited ({t.waiting_s:.0f} s), ceiling {BOT_PER_SECOND:.0f}/s (Telegram's limit for one bot): "
-          f"{t.waiting_rate / BOT_PER_SECOND:.0%}")
+    print(
+        f"deadlines met        {len(late) + c.early} of {c.due} phases due in the run closed "
+        f"({c.early} early, every player having acted; {c.open_} still open at the end); lateness p50 "
+        f"{p(0.5):.2f} s, p99 {p(0.99):.2f} s, max {max(late, default=float('nan')):.2f} s "
+        f"(target p99 < {args.sweep + 2:g} s: {ok})"
+    )
+    print(
+        f"telegram delivered   {t.delivered} messages in {t.span:.0f} s = {t.rate:.1f}/s, busiest second {t.busiest} "
+        f"(limit 30/s: {'yes' if t.busiest <= 30 else 'no'})"
+    )
+    print(
+        f"delivered a second   {args.workers} worker process{'es' * (args.workers > 1)}: {t.waiting_rate:.1f}/s "
+        f"while texts waited ({t.waiting_s:.0f} s), ceiling {BOT_PER_SECOND:.0f}/s (Telegram's limit for one bot): "
+        f"{t.waiting_rate / BOT_PER_SECOND:.0%}"
+    )
     print(f"telegram 429s        {t.r429} (target 0: {'yes' if t.r429 == 0 else 'no'}); other errors {t.errors}")
-    print(f"telegram backlog     {t.backlog} of {t.rows_written} texts written in the run still pending at the end "
-          f"({t.rows_sent} sent); {t.backlog_seconds / 60:.1f} min more at 30/s")
+    print(
+        f"telegram backlog     {t.backlog} of {t.rows_written} texts written in the run still pending at the end "
+        f"({t.rows_sent} sent); {t.backlog_seconds / 60:.1f} min more at 30/s"
+    )
     for name in memory.peak:
         ok = "yes" if memory.peak[name] < target_mb else "no"
-        print(f"memory {name:<13} {memory.end.get(name, float('nan')):.1f} MB resident at the end, peak "
-              f"{memory.peak[name]:.1f} MB (target < {target_mb:.0f} MB: {ok})")
+        print(
+            f"memory {name:<13} {memory.end.get(name, float('nan')):.1f} MB resident at the end, peak "
+            f"{memory.peak[name]:.1f} MB (target < {target_mb:.0f} MB: {ok})"
+        )
     busy_s = sum(x for _, x in busy.values())
-    print(f"worker pool busy     {busy_s:.0f} s of {run_s:.0f} s: " + ", ".join(
-        f"{k.removeprefix('lupus.')} {n} x {x:.0f} s" for k, (n, x) in sorted(busy.items(), key=lambda kv: -kv[1][1])))
+    print(
+        f"worker pool busy     {busy_s:.0f} s of {run_s:.0f} s: "
+        + ", ".join(
+            f"{k.removeprefix('lupus.')} {n} x {x:.0f} s"
+            for k, (n, x) in sorted(busy.items(), key=lambda kv: -kv[1][1])
+        )
+    )
     if d.games or d.night_estimated():
         per_msg = t.delivered / t.rows_sent if t.rows_sent else 1.0
         kinds = ", ".join(f"{k} {sum(v) / len(v):.1f} ({len(v)})" for k, v in sorted(d.phases.items()))
         rows_day, group_day = d.per_day(), d.per_day(group=True)
         busy_day = played.per_day() if played.games else float("nan")
         m_msgs = (busy_day if busy_day == busy_day else rows_day) * per_msg
-        print(f"game-day texts       {rows_day:.1f} texts a game-day ({group_day:.1f} to the group), from the "
-              f"whole phases of {d.games} games (texts a phase: {kinds}); the {played.games} played move by move: "
-              f"{busy_day:.1f}; {per_msg:.2f} Telegram messages a text sent (merged texts) -> "
-              f"{m_msgs:.1f} messages a game-day"
-              + (" (no night was seen whole: a night counted as a close that opened one plus a clone's first night)"
-                 if d.night_estimated() else "" if d.phases.get("night") else " (no night at all: missing)"))
+        print(
+            f"game-day texts       {rows_day:.1f} texts a game-day ({group_day:.1f} to the group), from the "
+            f"whole phases of {d.games} games (texts a phase: {kinds}); the {played.games} played move by move: "
+            f"{busy_day:.1f}; {per_msg:.2f} Telegram messages a text sent (merged texts) -> "
+            f"{m_msgs:.1f} messages a game-day"
+            + (
+                " (no night was seen whole: a night counted as a close that opened one plus a clone's first night)"
+                if d.night_estimated()
+                else ""
+                if d.phases.get("night")
+                else " (no night at all: missing)"
+            )
+        )
         computed = BOT_PER_SECOND * DAY / m_msgs
         group_cap = GROUP_PER_MINUTE * 60 * 24
-        print(f"capacity computed    {computed:,.0f} games (30/s x 86,400 s / {m_msgs:.1f} messages a game-day); the "
-              f"group's 20/min ({group_cap:,.0f} a day against {group_day * per_msg:.1f}) does not bind over a day, "
-              f"but a close's burst of up to {d.burst} group texts takes up to "
-              f"{60 * max(0, d.burst - 1) / GROUP_PER_MINUTE:.0f} s more")
+        print(
+            f"capacity computed    {computed:,.0f} games (30/s x 86,400 s / {m_msgs:.1f} messages a game-day); the "
+            f"group's 20/min ({group_cap:,.0f} a day against {group_day * per_msg:.1f}) does not bind over a day, "
+            f"but a close's burst of up to {d.burst} group texts takes up to "
+            f"{60 * max(0, d.burst - 1) / GROUP_PER_MINUTE:.0f} s more"
+        )
         measured = t.rate * DAY / m_msgs if t.rate == t.rate else float("nan")
-        print(f"capacity measured    {measured:,.0f} games (the {t.rate:.1f} messages/s delivered x 86,400 s / "
-              f"{m_msgs:.1f}): {t.delivered / m_msgs:.0f} game-days' messages delivered in {run_s:.0f} s")
+        print(
+            f"capacity measured    {measured:,.0f} games (the {t.rate:.1f} messages/s delivered x 86,400 s / "
+            f"{m_msgs:.1f}): {t.delivered / m_msgs:.0f} game-days' messages delivered in {run_s:.0f} s"
+        )
     else:
         print("game-day texts       no phase was seen whole (opened and closed) in the run: a longer --max-run?")

@@ -51,13 +51,15 @@ class Proc:
     """A child process in its own session, its output in a temporary log, killed (with its
     children) by `stop`."""
 
-    def __init__(self, name: str, args: list[str], env: dict[str, str], ready: Callable[[str], bool],
-                 timeout: float = 180) -> None:
+    def __init__(
+        self, name: str, args: list[str], env: dict[str, str], ready: Callable[[str], bool], timeout: float = 180
+    ) -> None:
         self.name = name
         self.log = Path(tempfile.mkstemp(prefix=f"lupus-bench-capacity-{name}-", suffix=".log")[1])
         with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
         end = time.monotonic() + timeout
         while not ready(self.log.read_text(errors="replace")):
             if time.monotonic() > end or self.proc.poll() is not None:
@@ -90,17 +92,30 @@ def _answers(url: str) -> bool:
 
 def base_env(url: str, redis_url: str, token: str, secret: str, tg_url: str, sweep: float) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_", "SENTRY_"))}
-    env.update(DATABASE_URL=url, REDIS_URL=redis_url, TELEGRAM_BOT_TOKEN=token, TELEGRAM_WEBHOOK_SECRET=secret,
-               TELEGRAM_API_URL=f"{tg_url}/bot", SWEEP_SECONDS=str(sweep), WEB_CONCURRENCY="1",
-               WORKER_CONCURRENCY="1", PYTHONPATH=str(ROOT), PUBLIC_URL="http://127.0.0.1:9")
+    env.update(
+        DATABASE_URL=url,
+        REDIS_URL=redis_url,
+        TELEGRAM_BOT_TOKEN=token,
+        TELEGRAM_WEBHOOK_SECRET=secret,
+        TELEGRAM_API_URL=f"{tg_url}/bot",
+        SWEEP_SECONDS=str(sweep),
+        WEB_CONCURRENCY="1",
+        WORKER_CONCURRENCY="1",
+        PYTHONPATH=str(ROOT),
+        PUBLIC_URL="http://127.0.0.1:9",
+    )
     return env
 
 
 def stand_in(token: str, latency: float = 0.0) -> tuple[Proc, str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    p = Proc("telegram", [sys.executable, str(HERE / "standin.py"), str(port), token, str(latency)], dict(os.environ),
-             lambda _: _answers(f"{url}/bench/stats"))
+    p = Proc(
+        "telegram",
+        [sys.executable, str(HERE / "standin.py"), str(port), token, str(latency)],
+        dict(os.environ),
+        lambda _: _answers(f"{url}/bench/stats"),
+    )
     return p, url
 
 
@@ -108,8 +123,9 @@ def web(env: dict[str, str]) -> tuple[Proc, str]:
     """`lupus web` as the Procfile runs it, one process (WEB_CONCURRENCY=1)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    p = Proc("web", [str(LUPUS), "web", "--host", "127.0.0.1", "--port", str(port)], env,
-             lambda _: _answers(f"{url}/livez"))
+    p = Proc(
+        "web", [str(LUPUS), "web", "--host", "127.0.0.1", "--port", str(port)], env, lambda _: _answers(f"{url}/livez")
+    )
     return p, url
 
 
@@ -117,11 +133,30 @@ def worker(env: dict[str, str], processes: int = 1, name: str = "worker") -> Pro
     """The Procfile's worker with one pool process (WORKER_CONCURRENCY=1), beat played by the bench;
     `name` tells several apart (as several dynos or machines would run)."""
     env = env | {"WORKER_CONCURRENCY": str(processes)}
-    return Proc(name, [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
-                       "-n", f"{name}@%h",
-                           f"--concurrency={processes}", "--prefetch-multiplier=1", "--task-events", "-P", "prefork",
-                           "--without-mingle", "--without-gossip", "--without-heartbeat"],
-                env, lambda log: " ready." in log)
+    return Proc(
+        name,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "worker.app",
+            "worker",
+            "--loglevel=INFO",
+            "-n",
+            f"{name}@%h",
+            f"--concurrency={processes}",
+            "--prefetch-multiplier=1",
+            "--task-events",
+            "-P",
+            "prefork",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+        ],
+        env,
+        lambda log: " ready." in log,
+    )
 
 
 class Memory:

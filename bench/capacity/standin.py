@@ -54,10 +54,24 @@ def main() -> None:
     async def stats(request: Request) -> JSONResponse:
         sent = [(c.at, int(c.params["chat_id"])) for c in tg.calls("sendMessage") if c.status == 200]
         others = sum(1 for c in tg.calls() if c.method != "sendMessage" and c.status == 200)
-        texts = [(int(c.params["chat_id"]), str(c.params.get("text", ""))) for c in tg.calls("sendMessage")
-                 if c.status == 200] if "texts" in request.query_params else []
-        return JSONResponse({"sent": sent, "texts": texts, "r429": tg.rejected(429), "other_ok": others,
-                             "errors": sum(1 for c in tg.calls() if c.status not in (200, 429))})
+        texts = (
+            [
+                (int(c.params["chat_id"]), str(c.params.get("text", "")))
+                for c in tg.calls("sendMessage")
+                if c.status == 200
+            ]
+            if "texts" in request.query_params
+            else []
+        )
+        return JSONResponse(
+            {
+                "sent": sent,
+                "texts": texts,
+                "r429": tg.rejected(429),
+                "other_ok": others,
+                "errors": sum(1 for c in tg.calls() if c.status not in (200, 429)),
+            }
+        )
 
     app.add_api_route("/bench/stats", stats, methods=["GET"])
     uvicorn.run(Latency(app, latency), host="127.0.0.1", port=port, log_level="warning", access_log=False)

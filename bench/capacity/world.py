@@ -25,8 +25,10 @@ from service.settings import Settings
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
 BASE = 10**7
 # The clones (codes K00001...; a code the service makes has four characters), with their number k.
-CLONES = ("(select id, ('x' || lpad(substr(code, 2), 8, '0'))::bit(32)::int as k from games "
-          "where code like 'K%' and length(code) = 6 and id > :t)")
+CLONES = (
+    "(select id, ('x' || lpad(substr(code, 2), 8, '0'))::bit(32)::int as k from games "
+    "where code like 'K%' and length(code) = 6 and id > :t)"
+)
 PHASE_MINUTES = {"night_minutes": 1, "nominations_minutes": 1, "ballot_minutes": 1}
 
 
@@ -70,9 +72,16 @@ def template_game(url: str) -> int:
 
 
 def _columns(c: object, table: str) -> list[str]:
-    return [str(r[0]) for r in c.execute(text(  # type: ignore[attr-defined]
-        "select column_name from information_schema.columns where table_name = :t and table_schema = 'public' "
-        "order by ordinal_position"), {"t": table})]
+    return [
+        str(r[0])
+        for r in c.execute(
+            text(  # type: ignore[attr-defined]
+                "select column_name from information_schema.columns where table_name = :t and table_schema = 'public' "
+                "order by ordinal_position"
+            ),
+            {"t": table},
+        )
+    ]
 
 
 def clone(db: Engine, template: int, first: int, n: int, deadline_sql: str) -> None:
@@ -82,34 +91,42 @@ def clone(db: Engine, template: int, first: int, n: int, deadline_sql: str) -> N
         gcols = [x for x in _columns(c, "games") if x not in ("id", "code", "deadline", "host_id", "group_id")]
         icols = [x for x in _columns(c, "identities") if x not in ("id", "address", "current_game_id")]
         scols = [x for x in _columns(c, "seats") if x not in ("id", "game_id", "identity_id")]
-        c.execute(text(f"""
-            insert into games (code, deadline, {', '.join(gcols)})
-            select 'K' || lpad(upper(to_hex(:first + g)), 5, '0'), {deadline_sql}, {', '.join(gcols)}
+        c.execute(
+            text(f"""
+            insert into games (code, deadline, {", ".join(gcols)})
+            select 'K' || lpad(upper(to_hex(:first + g)), 5, '0'), {deadline_sql}, {", ".join(gcols)}
             from games, generate_series(0, :n - 1) g where games.id = :t"""),
-                  {"n": n, "t": template, "first": first})
+            {"n": n, "t": template, "first": first},
+        )
         c.execute(text("analyze games"))
         # The template's identities (host, group, players), each once per clone, at that clone's address.
-        c.execute(text(f"""
-            insert into identities (address, current_game_id, {', '.join(icols)})
+        c.execute(
+            text(f"""
+            insert into identities (address, current_game_id, {", ".join(icols)})
             select case when i.address like '-%' then (i.address::bigint - 100 * k.k)::text
                         else (i.address::bigint + 100 * k.k)::text end,
-                   k.id, {', '.join('i.' + x for x in icols)}
+                   k.id, {", ".join("i." + x for x in icols)}
             from identities i
             join {CLONES} k on k.k between :first and :first + :n - 1
             where i.id in (select identity_id from seats where game_id = :t
                            union select host_id from games where id = :t
                            union select group_id from games where id = :t)"""),
-                  {"n": n, "t": template, "first": first})
+            {"n": n, "t": template, "first": first},
+        )
         c.execute(text("analyze identities"))  # else the planner takes the new rows for none, and loops
-        c.execute(text(f"""
-            insert into seats (game_id, identity_id, {', '.join(scols)})
-            select k.id, ni.id, {', '.join('s.' + x for x in scols)}
+        c.execute(
+            text(f"""
+            insert into seats (game_id, identity_id, {", ".join(scols)})
+            select k.id, ni.id, {", ".join("s." + x for x in scols)}
             from seats s join identities ti on ti.id = s.identity_id
             join {CLONES} k on k.k between :first and :first + :n - 1
             join identities ni on ni.channel = ti.channel
                  and ni.address = (ti.address::bigint + 100 * k.k)::text
-            where s.game_id = :t"""), {"n": n, "t": template, "first": first})
-        c.execute(text(f"""
+            where s.game_id = :t"""),
+            {"n": n, "t": template, "first": first},
+        )
+        c.execute(
+            text(f"""
             update games g set
               host_id = (select ni.id from identities ti, identities ni where ti.id = t.host_id
                          and ni.channel = ti.channel and ni.address = (ti.address::bigint + 100 * k.k)::text),
@@ -117,12 +134,17 @@ def clone(db: Engine, template: int, first: int, n: int, deadline_sql: str) -> N
                           and ni.channel = ti.channel and ni.address = (ti.address::bigint - 100 * k.k)::text)
             from games t, {CLONES} k
             where t.id = :t and k.id = g.id and k.k between :first and :first + :n - 1"""),
-                  {"n": n, "t": template, "first": first})
+            {"n": n, "t": template, "first": first},
+        )
         c.execute(text("analyze"))
 
 
 def deadlines(db: Engine, ids: list[int]) -> dict[int, tuple[int, datetime | None, str]]:
     """game -> (phase_no, deadline, status)."""
     with db.connect() as c:
-        return {int(g): (int(p), d, str(s)) for g, p, d, s in c.execute(text(
-            "select id, phase_no, deadline, status from games where id = any(:ids)"), {"ids": ids})}
+        return {
+            int(g): (int(p), d, str(s))
+            for g, p, d, s in c.execute(
+                text("select id, phase_no, deadline, status from games where id = any(:ids)"), {"ids": ids}
+            )
+        }

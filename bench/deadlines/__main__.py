@@ -58,8 +58,10 @@ from worker.tasks import SWEEP_MARGIN
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 MARKS = RedisMarks.PREFIX
-COLS = ("code, rules, status, setup, options, state, phase_no, deadline, paused, paused_remaining, timezone, "
-        "language, seed, host_id, version, created_at, updated_at")
+COLS = (
+    "code, rules, status, setup, options, state, phase_no, deadline, paused, paused_remaining, timezone, "
+    "language, seed, host_id, version, created_at, updated_at"
+)
 
 
 def template_game(svc: Service) -> int:
@@ -82,18 +84,24 @@ def clone(db: Engine, template: int, n: int, with_state: bool, deadline_sql: str
     state = "state" if with_state else "NULL"
     cols = COLS.replace("state, ", "").replace("code, ", "").replace("deadline, ", "")
     with db.begin() as c:
-        c.execute(text(f"""
+        c.execute(
+            text(f"""
             insert into games (code, state, deadline, {cols})
             select 'C' || upper(to_hex(g + (select coalesce(max(id), 0) from games) * 1000)), {state},
                    {deadline_sql}, {cols}
-            from games, generate_series(1, :n) g where games.id = :t"""), {"n": n, "t": template})
+            from games, generate_series(1, :n) g where games.id = :t"""),
+            {"n": n, "t": template},
+        )
         if with_state:
-            c.execute(text("""
+            c.execute(
+                text("""
                 insert into seats (game_id, identity_id, name, position, status, cohost, joined_at)
                 select g.id, s.identity_id, s.name, s.position, s.status, s.cohost, s.joined_at
                 from games g join seats s on s.game_id = :t
                 where g.id <> :t and g.state is not null and not exists
-                      (select 1 from seats x where x.game_id = g.id)"""), {"t": template})
+                      (select 1 from seats x where x.game_id = g.id)"""),
+                {"t": template},
+            )
         c.execute(text("analyze"))
 
 
@@ -104,14 +112,39 @@ class Worker:
     def __init__(self, url: str, redis_url: str, processes: int, sweep: float, extra: dict[str, str]) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_"))}
         # The worker's sweep looks as far ahead as the interval it is told beat sweeps at.
-        env.update(DATABASE_URL=url, REDIS_URL=redis_url, SWEEP_SECONDS=str(sweep),
-                   PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]), **extra)
+        env.update(
+            DATABASE_URL=url,
+            REDIS_URL=redis_url,
+            SWEEP_SECONDS=str(sweep),
+            PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
+            **extra,
+        )
         self.log = Path(tempfile.mkstemp(prefix="lupus-bench-worker-", suffix=".log")[1])
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "target", "worker", "-P", "prefork",
-                 "-c", str(processes), "--without-mingle", "--without-gossip", "--without-heartbeat", "-l", "info"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "target",
+                    "worker",
+                    "-P",
+                    "prefork",
+                    "-c",
+                    str(processes),
+                    "--without-mingle",
+                    "--without-gossip",
+                    "--without-heartbeat",
+                    "-l",
+                    "info",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         end = time.monotonic() + 180
         while " ready." not in self.log.read_text(errors="replace"):
             if time.monotonic() > end or self.proc.poll() is not None:
@@ -138,13 +171,26 @@ def closes(db: Engine, ids: list[int]) -> dict[int, datetime]:
     row is made, inside the close's transaction, just before its commit; a close killed before its
     commit left none). The clones have no rows of their own until their phase closes."""
     with db.connect() as c:
-        return {int(g): at for g, at in c.execute(text(
-            "select game_id, max(created_at) from outbox where game_id = any(:ids) group by game_id"),
-            {"ids": ids})}
+        return {
+            int(g): at
+            for g, at in c.execute(
+                text("select game_id, max(created_at) from outbox where game_id = any(:ids) group by game_id"),
+                {"ids": ids},
+            )
+        }
 
 
-def lateness(url: str, redis_url: str, active: int, due: int, window: float, sweep: float,
-             processes: int, close_retry: float | None, kill: bool) -> Run:
+def lateness(
+    url: str,
+    redis_url: str,
+    active: int,
+    due: int,
+    window: float,
+    sweep: float,
+    processes: int,
+    close_retry: float | None,
+    kill: bool,
+) -> Run:
     db = make_engine(url)
     svc = Service(Settings(DATABASE_URL=url), db)
     template = template_game(svc)
@@ -165,11 +211,20 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
     marks_db = redis.Redis.from_url(redis_url)
     try:
         start = utcnow() + timedelta(seconds=2)
-        clone(db, template, due, True, f"timestamp with time zone '{start.isoformat()}' + "
-                                       f"(g * {window / due}) * interval '1 second'")
+        clone(
+            db,
+            template,
+            due,
+            True,
+            f"timestamp with time zone '{start.isoformat()}' + (g * {window / due}) * interval '1 second'",
+        )
         with db.connect() as c:
-            deadlines = {int(i): d.astimezone(UTC) for i, d in c.execute(text(
-                "select id, deadline from games where deadline < now() + interval '1 day' order by deadline"))}
+            deadlines = {
+                int(i): d.astimezone(UTC)
+                for i, d in c.execute(
+                    text("select id, deadline from games where deadline < now() + interval '1 day' order by deadline")
+                )
+            }
         # The kill lands in the close of the game due a third of the way through the window.
         victim = list(deadlines)[len(deadlines) // 3] if kill else None
         if victim is not None:
@@ -196,8 +251,13 @@ def lateness(url: str, redis_url: str, active: int, due: int, window: float, swe
         worker.stop()
     closed = closes(db, list(deadlines))
     db.dispose()
-    return Run({g: (closed[g] - deadlines[g]).total_seconds() for g in closed}, len(deadlines) - len(closed),
-               killed_at, victim, interrupted)
+    return Run(
+        {g: (closed[g] - deadlines[g]).total_seconds() for g in closed},
+        len(deadlines) - len(closed),
+        killed_at,
+        victim,
+        interrupted,
+    )
 
 
 def sweep_cost(url: str, total: int) -> tuple[float, str]:
@@ -205,9 +265,12 @@ def sweep_cost(url: str, total: int) -> tuple[float, str]:
     svc = Service(Settings(DATABASE_URL=url), db)
     with db.begin() as c:
         c.execute(text("truncate outbox, inbound, game_events, seats, games, identities restart identity cascade"))
-        c.execute(text(f"""insert into games ({COLS}) select 'F' || to_hex(g), 'tabula', 'running', '{{}}',
+        c.execute(
+            text(f"""insert into games ({COLS}) select 'F' || to_hex(g), 'tabula', 'running', '{{}}',
             '{{}}', NULL, 1, now() + interval '1 day' + g * interval '1 second', false, NULL, 'Europe/Rome', 'en',
-            0, NULL, 0, now(), now() from generate_series(1, :n) g"""), {"n": total})
+            0, NULL, 0, now(), now() from generate_series(1, :n) g"""),
+            {"n": total},
+        )
         c.execute(text("analyze games"))
     times = []
     for _ in range(50):
@@ -215,9 +278,17 @@ def sweep_cost(url: str, total: int) -> tuple[float, str]:
         assert svc.due_games(limit=500) == []
         times.append(time.perf_counter() - t0)
     with db.connect() as c:
-        plan = c.execute(text("explain select id, phase_no from games where deadline is not null and "
-                              "deadline <= now() and status = 'running' and not paused order by deadline "
-                              "limit 500")).scalars().all()
+        plan = (
+            c.execute(
+                text(
+                    "explain select id, phase_no from games where deadline is not null and "
+                    "deadline <= now() and status = 'running' and not paused order by deadline "
+                    "limit 500"
+                )
+            )
+            .scalars()
+            .all()
+        )
     db.dispose()
     return statistics.median(times) * 1000, " / ".join(p.strip() for p in plan)
 
@@ -230,8 +301,12 @@ def main() -> None:
     ap.add_argument("--sweep", type=float, default=5.0)
     ap.add_argument("--workers", type=int, default=2, help="worker processes (prefork concurrency)")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/13", help="a Redis database the bench may flush")
-    ap.add_argument("--close-retry", type=float, default=None,
-                    help="CLOSE_RETRY_SECONDS for the worker (default: the setting's default)")
+    ap.add_argument(
+        "--close-retry",
+        type=float,
+        default=None,
+        help="CLOSE_RETRY_SECONDS for the worker (default: the setting's default)",
+    )
     ap.add_argument("--no-kill", action="store_true", help="no worker is killed")
     args = ap.parse_args()
     name, url = create_database("lupus_bench_deadlines")
@@ -239,30 +314,49 @@ def main() -> None:
     r.flushdb()
     try:
         upgrade(url)
-        run = lateness(url, args.redis, args.active, args.due, args.window, args.sweep, args.workers,
-                       args.close_retry, not args.no_kill)
+        run = lateness(
+            url,
+            args.redis,
+            args.active,
+            args.due,
+            args.window,
+            args.sweep,
+            args.workers,
+            args.close_retry,
+            not args.no_kill,
+        )
         late = sorted(run.late.values())
         p = lambda xs, q: xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")  # noqa: E731
         retry = args.close_retry if args.close_retry is not None else Settings().CLOSE_RETRY_SECONDS
-        print(f"active games         {args.active} ({args.due} due over {args.window:.0f} s), sweep every "
-              f"{args.sweep:.0f} s, {args.workers} worker processes, CLOSE_RETRY_SECONDS {retry:g}")
+        print(
+            f"active games         {args.active} ({args.due} due over {args.window:.0f} s), sweep every "
+            f"{args.sweep:.0f} s, {args.workers} worker processes, CLOSE_RETRY_SECONDS {retry:g}"
+        )
         if run.killed_at is not None:
-            print(f"worker killed        SIGKILL to the worker and its pool inside the close of game "
-                  f"{run.killed_game} (holding its lock), then started again")
+            print(
+                f"worker killed        SIGKILL to the worker and its pool inside the close of game "
+                f"{run.killed_game} (holding its lock), then started again"
+            )
         if run.missing:
             print(f"!! {run.missing} due phases were not closed within the run")
-        print(f"phase closed late by p50 {p(late, 0.5):.2f} s, p99 {p(late, 0.99):.2f} s, max {late[-1]:.2f} s "
-              f"(deadline to the commit of the close's texts; target p99 < {args.sweep + 2:.0f} s)")
+        print(
+            f"phase closed late by p50 {p(late, 0.5):.2f} s, p99 {p(late, 0.99):.2f} s, max {late[-1]:.2f} s "
+            f"(deadline to the commit of the close's texts; target p99 < {args.sweep + 2:.0f} s)"
+        )
         if run.killed_at is not None:
             hit = sorted(run.late[g] for g in run.interrupted if g in run.late)
             others = sorted(v for g, v in run.late.items() if g not in run.interrupted)
-            print(f"  closes the kill interrupted: {len(run.interrupted)} (the one in progress and those the sweep "
-                  f"had handed to the killed worker, waiting for their deadlines), late by "
-                  f"min {hit[0] if hit else float('nan'):.2f} s, p50 {p(hit, 0.5):.2f} s, max "
-                  f"{hit[-1] if hit else float('nan'):.2f} s; the one in progress "
-                  f"{run.late.get(run.killed_game or 0, float('nan')):.2f} s")
-            print(f"  the other {len(others)} closes: p50 {p(others, 0.5):.2f} s, p99 {p(others, 0.99):.2f} s, "
-                  f"max {others[-1] if others else float('nan'):.2f} s")
+            print(
+                f"  closes the kill interrupted: {len(run.interrupted)} (the one in progress and those the sweep "
+                f"had handed to the killed worker, waiting for their deadlines), late by "
+                f"min {hit[0] if hit else float('nan'):.2f} s, p50 {p(hit, 0.5):.2f} s, max "
+                f"{hit[-1] if hit else float('nan'):.2f} s; the one in progress "
+                f"{run.late.get(run.killed_game or 0, float('nan')):.2f} s"
+            )
+            print(
+                f"  the other {len(others)} closes: p50 {p(others, 0.5):.2f} s, p99 {p(others, 0.99):.2f} s, "
+                f"max {others[-1] if others else float('nan'):.2f} s"
+            )
         for total in (1_000, 100_000):
             ms, plan = sweep_cost(url, total)
             print(f"sweep query, {total:>7} running games, none due: {ms:.2f} ms (median of 50)  plan: {plan}")

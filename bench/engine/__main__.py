@@ -22,13 +22,22 @@ import engine
 from engine import GameConfig, Phase, RuleSet
 from engine.playout import play_out
 
-SPECIALS = ["seer", "medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
-            "mythomaniac"]
+SPECIALS = [
+    "seer",
+    "medium",
+    "possessed",
+    "bodyguard",
+    "owl_man",
+    "freemason",
+    "freemason",
+    "werehamster",
+    "mythomaniac",
+]
 
 
 def deck(n: int) -> tuple[str, ...]:
     """The base game's specials that fit, with the Werewolves the count takes (2, 3 from 16)."""
-    specials = SPECIALS[:n - (3 if n >= 16 else 2)]
+    specials = SPECIALS[: n - (3 if n >= 16 else 2)]
     if specials.count("freemason") == 1:  # they come as a pair
         specials.remove("freemason")
     return tuple(engine.complete_deck(specials, n))

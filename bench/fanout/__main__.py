@@ -62,13 +62,34 @@ TOKEN = "123456:BENCH-fanout"
 FROM = "+15005550006"
 
 
-def work(url: str, tg: str, tw: str, sid: str, auth: str, redis_url: str, concurrency: int, sms_rate: float,
-         ready: Any, closed: Any, until: float) -> None:
+def work(
+    url: str,
+    tg: str,
+    tw: str,
+    sid: str,
+    auth: str,
+    redis_url: str,
+    concurrency: int,
+    sms_rate: float,
+    ready: Any,
+    closed: Any,
+    until: float,
+) -> None:
     configure(level=logging.WARNING)  # not a line per claim and per HTTP request
     db = make_engine(url)
-    d = make_delivery(Settings(_env_file=None, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_URL=tg,  # type: ignore[call-arg]
-                               TWILIO_ACCOUNT_SID=sid, TWILIO_AUTH_TOKEN=auth, TWILIO_FROM_NUMBER=FROM,
-                               TWILIO_API_URL=tw, REDIS_URL=redis_url, SMS_SEGMENTS_PER_SECOND=sms_rate))
+    d = make_delivery(
+        Settings(
+            _env_file=None,
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_API_URL=tg,  # type: ignore[call-arg]
+            TWILIO_ACCOUNT_SID=sid,
+            TWILIO_AUTH_TOKEN=auth,
+            TWILIO_FROM_NUMBER=FROM,
+            TWILIO_API_URL=tw,
+            REDIS_URL=redis_url,
+            SMS_SEGMENTS_PER_SECOND=sms_rate,
+        )
+    )
     try:
         deliver(db, d.senders, d.limiter, budget=1)  # the senders set up (the bot's getMe) before the closes
         ready.release()
@@ -97,16 +118,18 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--concurrency", type=int, default=8, help="sends in flight per worker process")
     ap.add_argument("--sms-per-second", type=float, default=1.0, help="the number's pace (segments a second)")
-    ap.add_argument("--twilio-queues", action="store_true",
-                    help="the stand-in Twilio takes every text, as Twilio queues a long code's (no 429)")
+    ap.add_argument(
+        "--twilio-queues",
+        action="store_true",
+        help="the stand-in Twilio takes every text, as Twilio queues a long code's (no 429)",
+    )
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/12", help="a Redis database the bench may flush")
     args = ap.parse_args()
     name, url = create_database("lupus_bench_fanout")
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
     tg = FakeTelegram(TOKEN, clock=time.time)
-    tw = FakeTwilio(max_per_second=None if args.twilio_queues else max(1, int(args.sms_per_second)),
-                    clock=time.time)
+    tw = FakeTwilio(max_per_second=None if args.twilio_queues else max(1, int(args.sms_per_second)), clock=time.time)
     configure(level=logging.WARNING)
     try:
         upgrade(url)
@@ -132,10 +155,25 @@ def main() -> None:
         with ServerThread(tg.app) as tg_url, ServerThread(tw.app) as tw_url:
             closed, ready = mp.get_context("fork").Event(), mp.get_context("fork").Semaphore(0)
             started = time.monotonic()
-            procs = [mp.get_context("fork").Process(
-                target=work, args=(url, tg_url, tw_url, tw.account_sid, tw.auth_token, args.redis,
-                                   args.concurrency, args.sms_per_second, ready, closed, started + 900))
-                for _ in range(args.workers)]
+            procs = [
+                mp.get_context("fork").Process(
+                    target=work,
+                    args=(
+                        url,
+                        tg_url,
+                        tw_url,
+                        tw.account_sid,
+                        tw.auth_token,
+                        args.redis,
+                        args.concurrency,
+                        args.sms_per_second,
+                        ready,
+                        closed,
+                        started + 900,
+                    ),
+                )
+                for _ in range(args.workers)
+            ]
             for p in procs:
                 p.start()
             for _ in procs:
@@ -155,8 +193,17 @@ def main() -> None:
         drop_database(name)
 
 
-def report(db: Any, tg: FakeTelegram, tw: FakeTwilio, watermark: int, committed: dict[int, float],
-           args: argparse.Namespace, setup: float, closing: float, wall: float) -> None:
+def report(
+    db: Any,
+    tg: FakeTelegram,
+    tw: FakeTwilio,
+    watermark: int,
+    committed: dict[int, float],
+    args: argparse.Namespace,
+    setup: float,
+    closing: float,
+    wall: float,
+) -> None:
     with Session(db) as s:
         rows = list(s.exec(select(Outbox).where(col(Outbox.id) > watermark).order_by(col(Outbox.id))))
         people = {p.id: p for p in s.exec(select(Identity))}
@@ -191,35 +238,50 @@ def report(db: Any, tg: FakeTelegram, tw: FakeTwilio, watermark: int, committed:
             delays[kind].append(at - when)
     stamps = sorted(m.at for m in tg.calls("sendMessage") if m.status == 200)
     span = stamps[-1] - stamps[0] if len(stamps) > 1 else float("nan")
-    busiest = max((sum(1 for x in stamps[i:i + 40] if x < s0 + 1.0) for i, s0 in enumerate(stamps)), default=0)
+    busiest = max((sum(1 for x in stamps[i : i + 40] if x < s0 + 1.0) for i, s0 in enumerate(stamps)), default=0)
     segments = [(c.at, sms_size(c.params["Body"]).segments) for c in sms_calls]
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(segments)]
     sms_span = segments[-1][0] - segments[0][0] if len(segments) > 1 else float("nan")
     sent = sum(1 for r in rows if r.status == "sent")
     pending = sum(1 for r in rows if r.status in ("pending", "sending"))
-    print(f"games                {args.games} of 8 ({args.sms_games} with 3 SMS players), a Telegram group each; "
-          f"{args.workers} worker processes, {args.concurrency} sends in flight each")
+    print(
+        f"games                {args.games} of 8 ({args.sms_games} with 3 SMS players), a Telegram group each; "
+        f"{args.workers} worker processes, {args.concurrency} sends in flight each"
+    )
     print(f"setup                {setup:.1f} s (games started and acted through the service)")
-    print(f"closes               {args.games} nights closed in {closing:.1f} s, one after the other; "
-          f"{len(rows)} outbox rows written ({sent} sent, {pending} left), wall time {wall:.1f} s")
-    print(f"telegram             {len(stamps)} messages in {span:.1f} s = {(len(stamps) - 1) / span:.1f} msg/s "
-          f"({100 * (len(stamps) - 1) / span / 30:.0f}% of the documented 30); busiest second {busiest}")
+    print(
+        f"closes               {args.games} nights closed in {closing:.1f} s, one after the other; "
+        f"{len(rows)} outbox rows written ({sent} sent, {pending} left), wall time {wall:.1f} s"
+    )
+    print(
+        f"telegram             {len(stamps)} messages in {span:.1f} s = {(len(stamps) - 1) / span:.1f} msg/s "
+        f"({100 * (len(stamps) - 1) / span / 30:.0f}% of the documented 30); busiest second {busiest}"
+    )
     if segments:
         total = sum(n for _, n in segments)
-        print(f"sms                  {len(segments)} texts, {total} segments in {sms_span:.1f} s = "
-              f"{(total - segments[0][1]) / sms_span:.2f} segments/s (pace given {args.sms_per_second:g}); "
-              f"gaps between sends p50 {pct(gaps, 0.5):.2f} s, max {max(gaps, default=float('nan')):.2f} s")
-    print(f"429 answers          telegram {tg.rejected(429)}, twilio "
-          f"{sum(1 for c in tw.calls() if c.status == 429)} (goal 0)")
+        print(
+            f"sms                  {len(segments)} texts, {total} segments in {sms_span:.1f} s = "
+            f"{(total - segments[0][1]) / sms_span:.2f} segments/s (pace given {args.sms_per_second:g}); "
+            f"gaps between sends p50 {pct(gaps, 0.5):.2f} s, max {max(gaps, default=float('nan')):.2f} s"
+        )
+    print(
+        f"429 answers          telegram {tg.rejected(429)}, twilio "
+        f"{sum(1 for c in tw.calls() if c.status == 429)} (goal 0)"
+    )
     for kind in ("private", "group", "sms"):
         xs = delays.get(kind, [])
-        chats = sum(1 for c in by_chat if ("sms" if c[0] == "sms" else "group" if c[1].startswith("-")
-                                           else "private") == kind)
+        chats = sum(
+            1 for c in by_chat if ("sms" if c[0] == "sms" else "group" if c[1].startswith("-") else "private") == kind
+        )
         if xs:
-            print(f"delay {kind:<8}       {len(xs)} messages to {chats} chats, commit to arrival: "
-                  f"p50 {pct(xs, 0.5):.2f} s, p99 {pct(xs, 0.99):.2f} s, max {max(xs):.2f} s")
-    print(f"order                {len(by_chat) - len(disorder)} of {len(by_chat)} chats received every text once, "
-          f"in the order decided" + (f"; {unstamped} messages without a commit stamp" if unstamped else ""))
+            print(
+                f"delay {kind:<8}       {len(xs)} messages to {chats} chats, commit to arrival: "
+                f"p50 {pct(xs, 0.5):.2f} s, p99 {pct(xs, 0.99):.2f} s, max {max(xs):.2f} s"
+            )
+    print(
+        f"order                {len(by_chat) - len(disorder)} of {len(by_chat)} chats received every text once, "
+        f"in the order decided" + (f"; {unstamped} messages without a commit stamp" if unstamped else "")
+    )
     for line in disorder[:5]:
         print(f"!! {line}")
 

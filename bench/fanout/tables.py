@@ -34,8 +34,9 @@ class Table(Mixed):
 
     def say_as(self, name: str, text: str, in_group: bool = False) -> list[str]:
         channel = "telegram" if name == "host" else self.channel(name)
-        return self.svc.handle_inbound(channel, self.addr[name], f"t{self.n}m{next(self._n)}", text,
-                                       chat=self.group if in_group else None)
+        return self.svc.handle_inbound(
+            channel, self.addr[name], f"t{self.n}m{next(self._n)}", text, chat=self.group if in_group else None
+        )
 
     def game(self) -> Game:
         if self.game_id is None:  # in the lobby, right after "new": the newest game is this one

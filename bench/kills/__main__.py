@@ -48,16 +48,25 @@ TOKEN = "987651:BENCH-kills"
 def burst(db: object, chats: int, texts: int, round_no: int) -> None:
     with db.begin() as c:  # type: ignore[attr-defined]
         if round_no == 0:
-            c.execute(text("insert into identities (channel, address, language, opted_out, unreachable, digest, "
-                           "direct, created_at) select 'telegram', (1000 + g)::text, 'en', false, false, "
-                           "false, true, now() "
-                           "from generate_series(1, :n) g"), {"n": chats})
-        c.execute(text(
-            "insert into outbox (identity_id, channel, key, text, status, attempts, not_before, dedup_key, "
-            "created_at, parts_sent) select i.id, 'telegram', 'bench.kills', "
-            "'row ' || :r || '.' || t || ' to ' || i.address, 'pending', 0, now(), "
-            "'k' || :r || ':' || i.id || ':' || t, now(), 0 from identities i, generate_series(1, :t) t "
-            "order by t, i.id"), {"r": round_no, "t": texts})
+            c.execute(
+                text(
+                    "insert into identities (channel, address, language, opted_out, unreachable, digest, "
+                    "direct, created_at) select 'telegram', (1000 + g)::text, 'en', false, false, "
+                    "false, true, now() "
+                    "from generate_series(1, :n) g"
+                ),
+                {"n": chats},
+            )
+        c.execute(
+            text(
+                "insert into outbox (identity_id, channel, key, text, status, attempts, not_before, dedup_key, "
+                "created_at, parts_sent) select i.id, 'telegram', 'bench.kills', "
+                "'row ' || :r || '.' || t || ' to ' || i.address, 'pending', 0, now(), "
+                "'k' || :r || ':' || i.id || ':' || t, now(), 0 from identities i, generate_series(1, :t) t "
+                "order by t, i.id"
+            ),
+            {"r": round_no, "t": texts},
+        )
 
 
 def pending(db: object) -> int:
@@ -131,13 +140,17 @@ def report(db: object, tg_url: str, args: argparse.Namespace, kills: list[tuple[
     failed = [t for t, s, *_ in rows if s == "failed"]
     lost = [t for t, s, *_ in rows if s == "sent" and copies[t] == 0]
     k = len(kills)
-    print(f"burst                {rounds + 1} bursts of {args.chats} chats x {args.texts} texts "
-          f"({len(rows)} rows), two workers, Telegram answering in {args.telegram_latency * 1000:.0f} ms, "
-          f"DISPATCH_LEASE_SECONDS {Settings().DISPATCH_LEASE_SECONDS}, "
-          f"OUTBOX_SWEEP_SECONDS {Settings().OUTBOX_SWEEP_SECONDS:g}")
+    print(
+        f"burst                {rounds + 1} bursts of {args.chats} chats x {args.texts} texts "
+        f"({len(rows)} rows), two workers, Telegram answering in {args.telegram_latency * 1000:.0f} ms, "
+        f"DISPATCH_LEASE_SECONDS {Settings().DISPATCH_LEASE_SECONDS}, "
+        f"OUTBOX_SWEEP_SECONDS {Settings().OUTBOX_SWEEP_SECONDS:g}"
+    )
     print(f"kills                {k} SIGKILLs of a sending worker")
-    print(f"doubles              {doubles} texts received twice: {doubles / k:.2f} a kill "
-          f"(of {len(abandoned)} rows a kill left in flight: {len(abandoned) / k:.2f} a kill)")
+    print(
+        f"doubles              {doubles} texts received twice: {doubles / k:.2f} a kill "
+        f"(of {len(abandoned)} rows a kill left in flight: {len(abandoned) / k:.2f} a kill)"
+    )
     print(f"failed / lost        {len(failed)} failed (abandoned twice), {len(lost)} marked sent and never received")
     counts = Counter(copies[t] for t, *_ in rows)
     print("copies a row         " + ", ".join(f"{n}: {c}" for n, c in sorted(counts.items())))

@@ -96,6 +96,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.split:
         import split
+
         split.run(args.games, args.players, args.parallel, args.workers, args.redis, TARGET_MB)
         return
     tmp = tempfile.TemporaryDirectory()
@@ -115,10 +116,15 @@ def main() -> None:
         if (g + 1) % step == 0 or g + 1 == args.games:
             gc.collect()
             now = rss_mb()
-            print(f"memory: after {g + 1:5d} games {now:6.1f} MB resident "
-                  f"({(now - base) * 1024 / (g + 1):.1f} KB a game; {time.perf_counter() - t0:.0f} s)", flush=True)
-    print(f"memory: service process after {args.games} games of {args.players} players: {rss_mb():.1f} MB "
-          f"resident, peak {rss_mb('VmHWM'):.1f} MB (target < {TARGET_MB} MB)")
+            print(
+                f"memory: after {g + 1:5d} games {now:6.1f} MB resident "
+                f"({(now - base) * 1024 / (g + 1):.1f} KB a game; {time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
+    print(
+        f"memory: service process after {args.games} games of {args.players} players: {rss_mb():.1f} MB "
+        f"resident, peak {rss_mb('VmHWM'):.1f} MB (target < {TARGET_MB} MB)"
+    )
 
 
 if __name__ == "__main__":

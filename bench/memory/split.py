@@ -39,9 +39,11 @@ from worker.celery_app import make_celery
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-memory-secret"
 TOKEN = "123:bench"
-STAND_IN = ("import sys, uvicorn; from service.sandbox.fake_telegram import FakeTelegram; "
-            "uvicorn.run(FakeTelegram(enforce_limits=False).app, host='127.0.0.1', port=int(sys.argv[1]), "
-            "log_level='warning')")
+STAND_IN = (
+    "import sys, uvicorn; from service.sandbox.fake_telegram import FakeTelegram; "
+    "uvicorn.run(FakeTelegram(enforce_limits=False).app, host='127.0.0.1', port=int(sys.argv[1]), "
+    "log_level='warning')"
+)
 
 
 def rss_of(pid: int, field: str = "VmRSS") -> float:
@@ -93,8 +95,9 @@ class Table:
         self.say(self.host, f"new lang {('en', 'it', 'es')[g % 3]}")
 
     def say(self, user: int, line: str) -> None:
-        update = inbound.text_update(inbound.telegram_user(user, f"u{user}", language_code="en"), line,
-                                     update_id=next(self.ids))
+        update = inbound.text_update(
+            inbound.telegram_user(user, f"u{user}", language_code="en"), line, update_id=next(self.ids)
+        )
         r = self.client.post("/telegram/webhook", json=update, headers=inbound.telegram_headers(SECRET))
         assert r.status_code == 200, (line, r.status_code, r.text)
 
@@ -102,17 +105,54 @@ class Table:
 def play(url: str, redis_url: str, games: int, players: int, parallel: int, workers: int, target_mb: float) -> None:
     fake_port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_"))}
-    env.update(DATABASE_URL=url, REDIS_URL=redis_url, TELEGRAM_BOT_TOKEN=TOKEN,
-               TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL=f"http://127.0.0.1:{fake_port}/bot",
-               TELEGRAM_PER_SECOND="1000", PUBLIC_URL="http://127.0.0.1:9")
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "TELEGRAM_BOT_TOKEN",
-                                           "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_API_URL", "TELEGRAM_PER_SECOND")})
-    celery_cmd = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-P", "prefork", "-c", str(workers),
-                  "--without-mingle", "--without-gossip", "--without-heartbeat", "-l", "warning"]
-    with (process([sys.executable, "-c", STAND_IN, str(fake_port)], env, lambda log: "Uvicorn running" in log
-                  or _listening(fake_port)),
-          process(celery_cmd, env | {"CELERY_LOGLEVEL": "info"}, lambda log: _celery_ready(redis_url)) as worker,
-          TestClient(create_app(Settings())) as client):
+    env.update(
+        DATABASE_URL=url,
+        REDIS_URL=redis_url,
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL=f"http://127.0.0.1:{fake_port}/bot",
+        TELEGRAM_PER_SECOND="1000",
+        PUBLIC_URL="http://127.0.0.1:9",
+    )
+    os.environ.update(
+        {
+            k: env[k]
+            for k in (
+                "DATABASE_URL",
+                "REDIS_URL",
+                "TELEGRAM_BOT_TOKEN",
+                "TELEGRAM_WEBHOOK_SECRET",
+                "TELEGRAM_API_URL",
+                "TELEGRAM_PER_SECOND",
+            )
+        }
+    )
+    celery_cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "worker.app",
+        "worker",
+        "-P",
+        "prefork",
+        "-c",
+        str(workers),
+        "--without-mingle",
+        "--without-gossip",
+        "--without-heartbeat",
+        "-l",
+        "warning",
+    ]
+    with (
+        process(
+            [sys.executable, "-c", STAND_IN, str(fake_port)],
+            env,
+            lambda log: "Uvicorn running" in log or _listening(fake_port),
+        ),
+        process(celery_cmd, env | {"CELERY_LOGLEVEL": "info"}, lambda log: _celery_ready(redis_url)) as worker,
+        TestClient(create_app(Settings())) as client,
+    ):
         db = make_engine(url)
         beat = make_celery(redis_url, include=[])
         rnd = random.Random(7)
@@ -162,8 +202,9 @@ def _code(db: Any, g: int) -> str:
 
 def _games(db: Any, gids: list[int]) -> dict[int, tuple[int, str, str, str | None, int]]:
     with db.connect() as c:
-        rows = c.execute(text("select id, code, status, state, phase_no from games where id = any(:ids)"),
-                         {"ids": gids}).all()
+        rows = c.execute(
+            text("select id, code, status, state, phase_no from games where id = any(:ids)"), {"ids": gids}
+        ).all()
     return {int(r[0]): (int(r[0]), str(r[1]), str(r[2]), r[3], int(r[4])) for r in rows}
 
 
@@ -171,8 +212,9 @@ def _wait_closed(db: Any, phases: dict[int, int]) -> None:
     end = time.monotonic() + 300
     while phases and time.monotonic() < end:
         with db.connect() as c:
-            rows = c.execute(text("select id, phase_no, status from games where id = any(:ids)"),
-                             {"ids": list(phases)}).all()
+            rows = c.execute(
+                text("select id, phase_no, status from games where id = any(:ids)"), {"ids": list(phases)}
+            ).all()
         for gid, phase_no, status in rows:
             if int(phase_no) != phases[int(gid)] or status != "running":
                 phases.pop(int(gid))
@@ -197,18 +239,26 @@ def _celery_ready(redis_url: str) -> bool:
 def _report(done: int, worker_pid: int, t0: float) -> None:
     kids = children(worker_pid)
     sizes = ", ".join(f"{rss_of(k):.1f}" for k in kids)
-    print(f"memory: after {done:5d} games: web {rss_of(os.getpid()):6.1f} MB; "
-          f"worker main {rss_of(worker_pid):6.1f} MB, pool [{sizes}] MB ({time.perf_counter() - t0:.0f} s)", flush=True)
+    print(
+        f"memory: after {done:5d} games: web {rss_of(os.getpid()):6.1f} MB; "
+        f"worker main {rss_of(worker_pid):6.1f} MB, pool [{sizes}] MB ({time.perf_counter() - t0:.0f} s)",
+        flush=True,
+    )
 
 
 def _final(games: int, players: int, worker_pid: int, target_mb: float) -> None:
     web, peak = rss_of(os.getpid()), rss_of(os.getpid(), "VmHWM")
     pool = [(rss_of(k), rss_of(k, "VmHWM")) for k in children(worker_pid)]
-    print(f"memory: web process after {games} games of {players}: {web:.1f} MB resident, peak {peak:.1f} MB "
-          f"(target < {target_mb:.0f} MB)")
-    print(f"memory: worker main process {rss_of(worker_pid):.1f} MB, peak {rss_of(worker_pid, 'VmHWM'):.1f} MB; "
-          + "; ".join(f"pool process {i + 1} {r:.1f} MB, peak {h:.1f} MB" for i, (r, h) in enumerate(pool))
-          + f" (target < {target_mb:.0f} MB each)", flush=True)
+    print(
+        f"memory: web process after {games} games of {players}: {web:.1f} MB resident, peak {peak:.1f} MB "
+        f"(target < {target_mb:.0f} MB)"
+    )
+    print(
+        f"memory: worker main process {rss_of(worker_pid):.1f} MB, peak {rss_of(worker_pid, 'VmHWM'):.1f} MB; "
+        + "; ".join(f"pool process {i + 1} {r:.1f} MB, peak {h:.1f} MB" for i, (r, h) in enumerate(pool))
+        + f" (target < {target_mb:.0f} MB each)",
+        flush=True,
+    )
 
 
 def run(games: int, players: int, parallel: int, workers: int, redis_url: str, target_mb: float) -> None:
@@ -216,5 +266,6 @@ def run(games: int, players: int, parallel: int, workers: int, redis_url: str, t
         upgrade(url)
         with contextlib.suppress(Exception):
             import redis
+
             redis.Redis.from_url(redis_url).flushdb()
         play(url, redis_url, games, players, parallel, workers, target_mb)

@@ -48,12 +48,41 @@ from service.store.db import make_engine, upgrade
 from service.store.models import Game, Identity, Outbox
 from service.texts.i18n import LANGUAGES, LOCALE_DIR
 
-NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou",
-         "max", "ned", "oli", "pam", "quin", "rob", "sue", "tom", "uma", "vic", "wes", "zoe"]
+NAMES = [
+    "ann",
+    "bob",
+    "cat",
+    "dan",
+    "eve",
+    "fay",
+    "gus",
+    "hal",
+    "ivy",
+    "jon",
+    "kim",
+    "lou",
+    "max",
+    "ned",
+    "oli",
+    "pam",
+    "quin",
+    "rob",
+    "sue",
+    "tom",
+    "uma",
+    "vic",
+    "wes",
+    "zoe",
+]
 TARGET = 4.0
 #: What a merged text opens, named by the first of these keys among its parts.
-MOMENTS = [("game.over", "the end"), ("game.started", "the start"), ("phase.ballot", "the ballot"),
-           ("phase.nominations", "the dawn"), ("phase.night", "the nightfall")]
+MOMENTS = [
+    ("game.over", "the end"),
+    ("game.started", "the start"),
+    ("phase.ballot", "the ballot"),
+    ("phase.nominations", "the dawn"),
+    ("phase.night", "the nightfall"),
+]
 
 
 class Clock:
@@ -65,8 +94,9 @@ class Clock:
         return self.now
 
 
-def play_game(svc: Service, clock: Clock, g: int, n: int, rules: str, lang: str,
-              rnd: random.Random) -> tuple[int, int, float]:
+def play_game(
+    svc: Service, clock: Clock, g: int, n: int, rules: str, lang: str, rnd: random.Random
+) -> tuple[int, int, float]:
     """One whole game by SMS; returns (game id, game days played, hours of clock time)."""
     ids = iter(range(10**9))
     phones = {name: f"+39333{g:04d}{i:03d}" for i, name in enumerate(NAMES[:n])}
@@ -170,8 +200,11 @@ def main() -> None:
     chars_of: dict[tuple[int, datetime], list[tuple[str, str]]] = {}
     merged_rows: list[tuple[Outbox, int]] = []
     with Session(db) as s:
-        rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                      .where(col(Outbox.channel) == "sms")).all()
+        rows = s.exec(
+            select(Outbox, Identity)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .where(col(Outbox.channel) == "sms")
+        ).all()
         for row, person in rows:
             if row.status == "merged":
                 parts[row.key] += 1
@@ -188,17 +221,24 @@ def main() -> None:
                 forced.append(f"{person.language} {row.key}: {row.text[:80]!r}")
     segs_total, rows_total = sum(per_key.values()), sum(rows_per_key.values())
     player_days = sum(days * args.players for days in days_by_game.values())
-    lang_days = Counter({lang: sum(d * args.players for gid, d in days_by_game.items() if langs[gid] == lang)
-                         for lang in LANGUAGES})
+    lang_days = Counter(
+        {lang: sum(d * args.players for gid, d in days_by_game.items() if langs[gid] == lang) for lang in LANGUAGES}
+    )
     per_day = segs_total / player_days
     per_24h = segs_total / (args.players * hours / 24)
-    print(f"games: {args.games} {args.rules} games of {args.players} SMS players, "
-          f"{player_days / args.players / args.games:.1f} game days each, {wall:.0f} s")
+    print(
+        f"games: {args.games} {args.rules} games of {args.players} SMS players, "
+        f"{player_days / args.players / args.games:.1f} game days each, {wall:.0f} s"
+    )
     print(f"sms: {rows_total} texts, {segs_total} segments ({segs_total / rows_total:.2f} per text)")
-    print(f"sms: {per_day:.2f} segments per SMS player per game day (target <= {TARGET:g}); "
-          f"{per_24h:.2f} per player per 24 h of clock time")
-    print("sms: by language: " + ", ".join(f"{lang} {per_lang[lang] / lang_days[lang]:.2f}"
-                                           for lang in LANGUAGES if lang_days[lang]))
+    print(
+        f"sms: {per_day:.2f} segments per SMS player per game day (target <= {TARGET:g}); "
+        f"{per_24h:.2f} per player per 24 h of clock time"
+    )
+    print(
+        "sms: by language: "
+        + ", ".join(f"{lang} {per_lang[lang] / lang_days[lang]:.2f}" for lang in LANGUAGES if lang_days[lang])
+    )
     print(f"sms: {len(forced)} texts forced into UCS-2 by a character the language did not need (target 0)")
     for f in forced[:10]:
         print("   ", f)
@@ -224,17 +264,22 @@ def main() -> None:
             if f"\n{text}\n" in f"\n{row.text}\n":
                 made_of.setdefault(label, Counter())[key] += len(text) + 1
     for label, segs in sorted(by_moment.items(), key=lambda kv: -sum(kv[1])):
-        print(f"    {label:28s} {sum(segs) / player_days:5.2f}  ({len(segs)} texts, {sum(segs) / len(segs):.2f} "
-              f"segments each, {sum(x > 1 for x in segs) / len(segs):.0%} over one)")
-    print("the same texts by the keys of their parts (characters a part adds to each text of that kind, "
-          "line break included; the text's mean and longest length):")
+        print(
+            f"    {label:28s} {sum(segs) / player_days:5.2f}  ({len(segs)} texts, {sum(segs) / len(segs):.2f} "
+            f"segments each, {sum(x > 1 for x in segs) / len(segs):.0%} over one)"
+        )
+    print(
+        "the same texts by the keys of their parts (characters a part adds to each text of that kind, "
+        "line break included; the text's mean and longest length):"
+    )
     for label, segs in sorted(by_moment.items(), key=lambda kv: -sum(kv[1])):
         n, chars = len(segs), lengths[label]
         print(f"    {label}: {sum(chars) / n:.0f} characters on average, longest {max(chars)}")
         for key, total in made_of[label].most_common():
             print(f"        {key:26s} {total / n:6.1f}")
-    print(f"rows merged into those texts, or held and summarised in them (per SMS player per game day; "
-          f"top {args.top}):")
+    print(
+        f"rows merged into those texts, or held and summarised in them (per SMS player per game day; top {args.top}):"
+    )
     for key, n in parts.most_common(args.top):
         print(f"    {key:28s} {n / player_days:5.2f}")
 

@@ -71,11 +71,32 @@ def free_port() -> int:
 def start_server(port: int, db: str, telegram_api: str, processes: int, capture: Path) -> subprocess.Popen[bytes]:
     """uvicorn as a deployment runs it (uvloop and httptools when installed), settings from the
     environment, ``processes`` web processes on one socket."""
-    env = dict(os.environ, DATABASE_URL=db, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=SECRET,
-               TELEGRAM_API_URL=telegram_api, PYTHONPATH=str(ROOT), BENCH_CAPTURE=str(capture))
+    env = dict(
+        os.environ,
+        DATABASE_URL=db,
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL=telegram_api,
+        PYTHONPATH=str(ROOT),
+        BENCH_CAPTURE=str(capture),
+    )
     env.pop("REDIS_URL", None)
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench.webhook.server:app", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", str(processes), "--log-level", "warning", "--no-access-log"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "bench.webhook.server:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(processes),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env)
 
 
@@ -116,16 +137,20 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=300, help="open loop: updates offered a second (0: none)")
     ap.add_argument("--max-connections", type=int, default=40, help="open loop: connections at most")
     ap.add_argument("--mix", help="moves of a game day, e.g. talk=36,nominate=12,ballot=14,night=6,command=6")
-    ap.add_argument("--scripts", metavar="DIR", help="keep the floor's pgbench scripts (and the captured "
-                    "statements) in DIR")
-    ap.add_argument("--profile", metavar="FILE", help="py-spy's raw profile of the web processes' "
-                    "threads holding the GIL (their CPU) during the first closed loop, to FILE (needs py-spy)")
+    ap.add_argument(
+        "--scripts", metavar="DIR", help="keep the floor's pgbench scripts (and the captured statements) in DIR"
+    )
+    ap.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="py-spy's raw profile of the web processes' "
+        "threads holding the GIL (their CPU) during the first closed loop, to FILE (needs py-spy)",
+    )
     args = ap.parse_args()
     for tool in ("wrk", "pgbench"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} not found: apt-get install {tool if tool == 'wrk' else 'postgresql-contrib'}")
     day = mix.parse_mix(args.mix)
-
 
     from bench.scratch import create_database, drop_database
     from service.sandbox.fake_telegram import FakeTelegram
@@ -148,7 +173,8 @@ def main() -> None:
         upgrade(db)
         # Enough games that no nomination repeats: each player nominates once.
         bodies = int(args.seconds * (BODIES_PER_SECOND + args.rate)) * args.rounds + int(
-            (1 + CAPTURE_SECONDS) * BODIES_PER_SECOND)
+            (1 + CAPTURE_SECONDS) * BODIES_PER_SECOND
+        )
         share = day["nominate"] / sum(day.values())
         tables = mix.pools(db, night=40, nominations=int(bodies * share * 1.1 / 12) + 10, ballot=60)
         moves = mix.Moves(tables, day)
@@ -177,14 +203,35 @@ def main() -> None:
                 batch = moves.bodies(n)
                 spy = None
                 if profile:
-                    spy = subprocess.Popen([PY_SPY, "record", "--nonblocking", "--gil", "-r", "200", "-f", "raw", "-o",
-                                            profile, "-d", str(int(args.seconds)), "-p", str(web), "--subprocesses"],
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    spy = subprocess.Popen(
+                        [
+                            PY_SPY,
+                            "record",
+                            "--nonblocking",
+                            "--gil",
+                            "-r",
+                            "200",
+                            "-f",
+                            "raw",
+                            "-o",
+                            profile,
+                            "-d",
+                            str(int(args.seconds)),
+                            "-p",
+                            str(web),
+                            "--subprocesses",
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
                 gc.collect()
                 gc.freeze()  # the prepared bodies: the client's own collections would walk them
                 c0 = tree_cpu(web), tree_cpu(pg)
-                r = (asyncio.run(load_rate(url, path, batch, rate, args.seconds, args.max_connections)) if rate
-                     else load_wrk(url, path, batch, args.concurrency, args.seconds))
+                r = (
+                    asyncio.run(load_rate(url, path, batch, rate, args.seconds, args.max_connections))
+                    if rate
+                    else load_wrk(url, path, batch, args.concurrency, args.seconds)
+                )
                 r.web_cpu, r.db_cpu = tree_cpu(web) - c0[0], tree_cpu(pg) - c0[1]
                 if spy is not None:
                     spy.wait(30)
@@ -232,47 +279,74 @@ def main() -> None:
     report(args, tables, closed, offered, floors, captured, dealt, per_tx, acted, keys, drawn, loads, started)
 
 
-def report(args: argparse.Namespace, tables: dict[str, list[mix.Table]], closed: list[Result],
-           offered: list[Result], floors: list[floor.Floor], captured: list[floor.Captured],
-           dealt: list[list[floor.Captured]], per_tx: float,
-           acted: int, keys: Counter[str], drawn: dict[str, int], loads: list[str], started: float) -> None:
+def report(
+    args: argparse.Namespace,
+    tables: dict[str, list[mix.Table]],
+    closed: list[Result],
+    offered: list[Result],
+    floors: list[floor.Floor],
+    captured: list[floor.Captured],
+    dealt: list[list[floor.Captured]],
+    per_tx: float,
+    acted: int,
+    keys: Counter[str],
+    drawn: dict[str, int],
+    loads: list[str],
+    started: float,
+) -> None:
     answered = sum(r.requests for r in closed + offered)
     pools = ", ".join(f"{len(v)} in {k}" for k, v in tables.items())
-    print(f"webhook: {sum(map(len, tables.values()))} games of 12 ({pools}); "
-          f"{args.web_processes} uvicorn process(es), PostgreSQL; {args.rounds} rounds of {args.seconds:.0f} s; "
-          f"load average {' -> '.join(loads)}")
+    print(
+        f"webhook: {sum(map(len, tables.values()))} games of 12 ({pools}); "
+        f"{args.web_processes} uvicorn process(es), PostgreSQL; {args.rounds} rounds of {args.seconds:.0f} s; "
+        f"load average {' -> '.join(loads)}"
+    )
     total = sum(drawn.values())
     print("the day's mix, as played: " + ", ".join(f"{k} {v} ({v / max(total, 1):.0%})" for k, v in drawn.items()))
-    print(f"{acted} moves in the inbound log for {answered} requests answered; {sum(keys.values())} outbox rows "
-          f"({sum(keys.values()) / max(acted, 1):.1f} a move); most written: "
-          + ", ".join(f"{k} {n}" for k, n in keys.most_common(6)))
+    print(
+        f"{acted} moves in the inbound log for {answered} requests answered; {sum(keys.values())} outbox rows "
+        f"({sum(keys.values()) / max(acted, 1):.1f} a move); most written: "
+        + ", ".join(f"{k} {n}" for k, n in keys.most_common(6))
+    )
     for i, r in enumerate(closed):
-        print(f"round {i + 1}: at most ({args.concurrency} in flight) {r.rate:5.0f} moves/s, p50 {r.p50:5.1f} ms, p99 "
-              f"{r.p99:5.1f} ms ({r.requests} answered, {r.bad} not 2xx, {r.errors} errors); CPU a move "
-              f"{r.web_cpu / r.requests * 1000:.2f} ms web + {r.db_cpu / r.requests * 1000:.2f} ms PostgreSQL")
+        print(
+            f"round {i + 1}: at most ({args.concurrency} in flight) {r.rate:5.0f} moves/s, p50 {r.p50:5.1f} ms, p99 "
+            f"{r.p99:5.1f} ms ({r.requests} answered, {r.bad} not 2xx, {r.errors} errors); CPU a move "
+            f"{r.web_cpu / r.requests * 1000:.2f} ms web + {r.db_cpu / r.requests * 1000:.2f} ms PostgreSQL"
+        )
         if i < len(offered):
             o = offered[i]
-            print(f"round {i + 1}: at {args.rate:.0f}/s offered   {o.rate:5.0f} moves/s, p50 {o.p50:5.1f} ms, p99 "
-                  f"{o.p99:5.1f} ms, max {o.max:.0f} ms ({o.requests} answered, {o.late} sent late, {o.bad} not 2xx, "
-                  f"{o.errors} errors); CPU a move {o.web_cpu / max(o.requests, 1) * 1000:.2f} ms web + "
-                  f"{o.db_cpu / max(o.requests, 1) * 1000:.2f} ms PostgreSQL")
+            print(
+                f"round {i + 1}: at {args.rate:.0f}/s offered   {o.rate:5.0f} moves/s, p50 {o.p50:5.1f} ms, p99 "
+                f"{o.p99:5.1f} ms, max {o.max:.0f} ms ({o.requests} answered, {o.late} sent late, {o.bad} not 2xx, "
+                f"{o.errors} errors); CPU a move {o.web_cpu / max(o.requests, 1) * 1000:.2f} ms web + "
+                f"{o.db_cpu / max(o.requests, 1) * 1000:.2f} ms PostgreSQL"
+            )
         if i < len(floors):
             f = floors[i]
-            print(f"round {i + 1}: floor (pgbench, {len(dealt)} clients) {f.tps:5.0f} transactions/s = "
-                  f"{f.moves:5.0f} moves/s; CPU a move {f.pg_cpu / (f.moves * f.seconds) * 1000:.2f} ms PostgreSQL + "
-                  f"{f.client_cpu / (f.moves * f.seconds) * 1000:.2f} ms pgbench")
+            print(
+                f"round {i + 1}: floor (pgbench, {len(dealt)} clients) {f.tps:5.0f} transactions/s = "
+                f"{f.moves:5.0f} moves/s; CPU a move {f.pg_cpu / (f.moves * f.seconds) * 1000:.2f} ms PostgreSQL + "
+                f"{f.client_cpu / (f.moves * f.seconds) * 1000:.2f} ms pgbench"
+            )
     app = [r.rate for r in closed]
     print(f"moves a second at most: {spread(app)} (target >= 300)")
     if offered:
-        print(f"latency at {args.rate:.0f} moves/s offered: p99 {spread([o.p99 for o in offered])} ms (target < 50); "
-              f"{sum(o.late for o in offered)} sent late")
+        print(
+            f"latency at {args.rate:.0f} moves/s offered: p99 {spread([o.p99 for o in offered])} ms (target < 50); "
+            f"{sum(o.late for o in offered)} sent late"
+        )
     if floors:
         floor_moves = [f.moves for f in floors]
         ratio = statistics.median(app) / statistics.median(floor_moves)
-        print(f"floor: {spread(floor_moves)} moves/s, from {len(captured)} captured transactions "
-              f"({sum(map(len, dealt))} replayed by {len(dealt)} clients sharing no game, {per_tx:.2f} moves each)")
-        print(f"ratio: {ratio:.2f} of PostgreSQL's floor (target >= 0.33); rounds "
-              + ", ".join(f"{a / f:.2f}" for a, f in zip(app, floor_moves, strict=False)))
+        print(
+            f"floor: {spread(floor_moves)} moves/s, from {len(captured)} captured transactions "
+            f"({sum(map(len, dealt))} replayed by {len(dealt)} clients sharing no game, {per_tx:.2f} moves each)"
+        )
+        print(
+            f"ratio: {ratio:.2f} of PostgreSQL's floor (target >= 0.33); rounds "
+            + ", ".join(f"{a / f:.2f}" for a, f in zip(app, floor_moves, strict=False))
+        )
     print(f"bench took {time.perf_counter() - started:.0f} s")
 
 

@@ -77,12 +77,14 @@ def unique_columns(db: Any) -> dict[str, set[str]]:
     from sqlalchemy import text
 
     with db.connect() as c:
-        rows = c.execute(text("""
+        rows = c.execute(
+            text("""
             select t.relname, a.attname
             from pg_index i join pg_class t on t.oid = i.indrelid
                  join pg_attribute a on a.attrelid = t.oid and a.attnum = i.indkey[i.indnatts - 1]
             join pg_namespace n on n.oid = t.relnamespace
-            where i.indisunique and not i.indisprimary and n.nspname = 'public'""")).all()
+            where i.indisunique and not i.indisprimary and n.nspname = 'public'""")
+        ).all()
     out: dict[str, set[str]] = defaultdict(set)
     for table, column in rows:
         out[table].add(column)
@@ -92,6 +94,7 @@ def unique_columns(db: Any) -> dict[str, set[str]]:
 def _escaped(literal: str) -> str:
     """A SQL literal with each quoted part as an E'' string whose colons are escaped (psycopg writes a
     string with backslashes as E'' already, its backslashes escaped; the others get theirs)."""
+
     def one(m: re.Match[str]) -> str:
         body = m.group(2) if m.group(1) else m.group(2).replace("\\", "\\\\")
         return "E'" + body.replace(":", "\\x3a") + "'"
@@ -197,12 +200,32 @@ def pgbench(database: str, dealt: list[list[Captured]], scripts: Path, seconds: 
     """One pgbench a client, all at once, each replaying its own scripts on ``database``."""
     runs = []
     for c in range(len(dealt)):
-        cmd = ["pgbench", "-n", "-M", "prepared", "-c", "1", "-T", str(max(1, round(seconds))), "--max-tries", "20",
-               "-h", "127.0.0.1", "-U", "postgres"]
+        cmd = [
+            "pgbench",
+            "-n",
+            "-M",
+            "prepared",
+            "-c",
+            "1",
+            "-T",
+            str(max(1, round(seconds))),
+            "--max-tries",
+            "20",
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+        ]
         for f in sorted((scripts / f"client-{c:02}").glob("tx*.sql")):
             cmd += ["-f", str(f)]
-        runs.append(subprocess.Popen(["/usr/bin/time", "-f", "CPU %U %S", *cmd, database],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        runs.append(
+            subprocess.Popen(
+                ["/usr/bin/time", "-f", "CPU %U %S", *cmd, database],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     tps = moves = cpu = 0.0
     for run, mine in zip(runs, dealt, strict=True):
         out, err = run.communicate()

@@ -22,9 +22,28 @@ def load_wrk(url: str, path: str, bodies: list[bytes], concurrency: int, seconds
         f.write(b"\n".join(bodies) + b"\n")
     try:
         secs = f"{max(1, round(seconds))}s"
-        out = subprocess.run(["wrk", "-t", str(threads), "-c", str(concurrency), "-d", secs,
-                              "--timeout", "30s", "-s", str(Path(__file__).with_name("post.lua")), url + path,
-                              "--", f.name, str(threads), SECRET], capture_output=True, text=True)
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t",
+                str(threads),
+                "-c",
+                str(concurrency),
+                "-d",
+                secs,
+                "--timeout",
+                "30s",
+                "-s",
+                str(Path(__file__).with_name("post.lua")),
+                url + path,
+                "--",
+                f.name,
+                str(threads),
+                SECRET,
+            ],
+            capture_output=True,
+            text=True,
+        )
     finally:
         os.unlink(f.name)
     if out.returncode != 0 or "WRK " not in out.stdout:
@@ -33,20 +52,29 @@ def load_wrk(url: str, path: str, bodies: list[bytes], concurrency: int, seconds
     v = dict(kv.split("=") for kv in line.split()[1:])
     if v["ran_out"] == "true":
         raise SystemExit(f"wrk ran out of bodies ({len(bodies)}): raise the count or lower --seconds")
-    return Result(int(v["requests"]), float(v["seconds"]), int(v["p50"]) / 1000, int(v["p99"]) / 1000,
-                  int(v["non2xx"]), int(v["errors"]))
+    return Result(
+        int(v["requests"]),
+        float(v["seconds"]),
+        int(v["p50"]) / 1000,
+        int(v["p99"]) / 1000,
+        int(v["non2xx"]),
+        int(v["errors"]),
+    )
 
 
-async def load_rate(url: str, path: str, bodies: list[bytes], rate: float, seconds: float,
-                    max_connections: int) -> Result:
+async def load_rate(
+    url: str, path: str, bodies: list[bytes], rate: float, seconds: float, max_connections: int
+) -> Result:
     """Open loop: update k is due at ``k / rate`` seconds from the start, whatever became of the ones
     before, as Telegram sends updates when players write them and not when the last answer came
     (up to ``max_connections`` at once, its setWebhook default being 40). Latency counts from when
     an update was due, so a server that falls behind is charged the wait (no coordinated omission).
     Plain asyncio streams with keep-alive: a few per cent of a core at these rates."""
     host, port = url.removeprefix("http://").split(":")
-    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-            f"X-Telegram-Bot-Api-Secret-Token: {SECRET}\r\n").encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"X-Telegram-Bot-Api-Secret-Token: {SECRET}\r\n"
+    ).encode()
     idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
     slots = asyncio.Semaphore(max_connections)
     latencies: list[float] = []
@@ -56,8 +84,9 @@ async def load_rate(url: str, path: str, bodies: list[bytes], rate: float, secon
         reader, writer = conn
         writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
         status_and_headers = await reader.readuntil(b"\r\n\r\n")
-        length = next(int(h.split(b":")[1]) for h in status_and_headers.lower().split(b"\r\n")
-                      if h.startswith(b"content-length:"))
+        length = next(
+            int(h.split(b":")[1]) for h in status_and_headers.lower().split(b"\r\n") if h.startswith(b"content-length:")
+        )
         await reader.readexactly(length)
         return status_and_headers
 
@@ -127,8 +156,6 @@ class Result:
 def pct(xs: list[float], p: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(p / 100 * len(s)))] * 1000
-
-
 
 
 def _stat(pid: int) -> list[str] | None:

@@ -31,8 +31,14 @@ from datetime import UTC, datetime
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
 DAY = {"talk": 36, "nominate": 12, "ballot": 14, "night": 6, "command": 6}
-LINES = ["i do not trust {x} at all", "{x} was very quiet last night, why?", "we should look at {x} today",
-         "honestly {x} sounds like a villager to me", "who did {x} defend yesterday?", "ok but what about {x}"]
+LINES = [
+    "i do not trust {x} at all",
+    "{x} was very quiet last night, why?",
+    "we should look at {x} today",
+    "honestly {x} sounds like a villager to me",
+    "who did {x} defend yesterday?",
+    "ok but what about {x}",
+]
 
 
 def parse_mix(text: str | None) -> dict[str, int]:
@@ -68,9 +74,13 @@ class Updates:
     def text(self, user_id: int, name: str, text: str) -> bytes:
         self.next_id += 1
         user = {"id": user_id, "is_bot": False, "first_name": name}
-        msg = {"message_id": self.next_id, "from": user, "chat": {"id": user_id, "first_name": name,
-                                                                  "type": "private"},
-               "date": int(time.time()), "text": text}
+        msg = {
+            "message_id": self.next_id,
+            "from": user,
+            "chat": {"id": user_id, "first_name": name, "type": "private"},
+            "date": int(time.time()),
+            "text": text,
+        }
         return json.dumps({"update_id": self.next_id, "message": msg}).encode()
 
 
@@ -97,8 +107,11 @@ def pools(db: str, night: int, nominations: int, ballot: int, processes: int = 2
     out: dict[str, list[Table]] = {"night": [], "nominate": [], "ballot": []}
     for (_, pool, _, _), games in zip(jobs, made, strict=True):
         out[pool] += [Table(code, uids, engine.from_json(state)) for code, uids, state in games]
-    print(f"set up {sum(map(len, out.values()))} games in {time.perf_counter() - started:.0f} s: "
-          + ", ".join(f"{len(v)} in {k}" for k, v in out.items()), flush=True)
+    print(
+        f"set up {sum(map(len, out.values()))} games in {time.perf_counter() - started:.0f} s: "
+        + ", ".join(f"{len(v)} in {k}" for k, v in out.items()),
+        flush=True,
+    )
     return out
 
 
@@ -174,9 +187,12 @@ class Moves:
         self.updates = Updates()
         self.drawn = dict.fromkeys(mix, 0)
         # Each nominations game's players, each to nominate once, in a random order of games.
-        self._nominations: Iterator[tuple[Table, str]] = iter(self.rnd.sample(
-            [(t, n) for t in tables["nominate"] for n in NAMES if self._targets(t, n)],
-            k=sum(1 for t in tables["nominate"] for n in NAMES if self._targets(t, n))))
+        self._nominations: Iterator[tuple[Table, str]] = iter(
+            self.rnd.sample(
+                [(t, n) for t in tables["nominate"] for n in NAMES if self._targets(t, n)],
+                k=sum(1 for t in tables["nominate"] for n in NAMES if self._targets(t, n)),
+            )
+        )
         self._extended: dict[str, bool] = {}
 
     def _targets(self, t: Table, name: str) -> list[str]:

@@ -47,19 +47,16 @@ def bet(state: LupusburgState, player: str, target: str) -> tuple[LupusburgState
         raise IllegalAction("bet.already", "you have already bet: a bet is final, and once per game")
     if player in state.draws:
         coins = ", ".join(str(c) for c in state.draws[player][1])
-        raise IllegalAction("bet.choose_coin", f"choose your coin first: coin N (you drew {coins})",
-                            coins=coins)
+        raise IllegalAction("bet.choose_coin", f"choose your coin first: coin N (you drew {coins})", coins=coins)
     if target not in state.players:
         raise IllegalAction("bet.not_player", f"bet on a player, not on {target!r}", target=target)
     if target == player:
         raise IllegalAction("bet.self", "bet on another player")
     if not state.bag:
         # Eight coins for at most eight bets: the bag is empty only while others choose their coin.
-        raise IllegalAction("bet.bag_empty",
-                            "the bag is empty while other players choose their coins: try again soon")
+        raise IllegalAction("bet.bag_empty", "the bag is empty while other players choose their coins: try again soon")
     bag = list(state.bag)
-    drawn = tuple(sorted(rng(state.seed, "bet", player, state.phase_no).sample(bag, min(DRAW, len(bag))),
-                         reverse=True))
+    drawn = tuple(sorted(rng(state.seed, "bet", player, state.phase_no).sample(bag, min(DRAW, len(bag))), reverse=True))
     new = state.evolve(bag=_without(state.bag, drawn), draws={**state.draws, player: (target, drawn)})
     new, ev = tell_now(new, player, "bet.drawn", target=target, coins=list(drawn))
     return new, [ev]
@@ -74,24 +71,30 @@ def coin(state: LupusburgState, player: str, text: str) -> tuple[LupusburgState,
     try:
         value = int(text)
     except ValueError:
-        raise IllegalAction("coin.not_number", f"say the value of the coin you keep: coin N, not {text!r}",
-                            text=text) from None
+        raise IllegalAction(
+            "coin.not_number", f"say the value of the coin you keep: coin N, not {text!r}", text=text
+        ) from None
     if value not in drawn:
         coins = ", ".join(str(c) for c in drawn)
-        raise IllegalAction("coin.not_drawn", f"you did not draw a coin of {value} (you drew {coins})",
-                            value=value, coins=coins)
+        raise IllegalAction(
+            "coin.not_drawn", f"you did not draw a coin of {value} (you drew {coins})", value=value, coins=coins
+        )
     return place(state, player, value)
 
 
-def place(state: LupusburgState, player: str, value: int,
-          at_random: bool = False) -> tuple[LupusburgState, list[Event]]:
+def place(
+    state: LupusburgState, player: str, value: int, at_random: bool = False
+) -> tuple[LupusburgState, list[Event]]:
     """He keeps the coin ``value`` (``at_random``: the bot kept one for him at the close)."""
     target, drawn = state.draws[player]
     back = list(drawn)
     back.remove(value)
     draws = {p: d for p, d in state.draws.items() if p != player}
-    new = state.evolve(bag=tuple(sorted(state.bag + tuple(back), reverse=True)), draws=draws,
-                       bets={**state.bets, player: (target, value)})
+    new = state.evolve(
+        bag=tuple(sorted(state.bag + tuple(back), reverse=True)),
+        draws=draws,
+        bets={**state.bets, player: (target, value)},
+    )
     new, ev = tell_now(new, player, "bet.placed", target=target, coin=value, random=at_random)
     return new, [ev, Event("bet.sealed", {"player": player})]
 

@@ -37,19 +37,21 @@ def privilege_targets(state: LupusburgState, player: str) -> tuple[str, ...]:
 
 def use_privilege(state: LupusburgState, player: str, target: str) -> tuple[LupusburgState, list[Event]]:
     if player != state.burgomaster:
-        raise IllegalAction("privilege.not_burgomaster",
-                            f"only the Burgomaster ({state.burgomaster}) has the privilege",
-                            burgomaster=state.burgomaster)
+        raise IllegalAction(
+            "privilege.not_burgomaster",
+            f"only the Burgomaster ({state.burgomaster}) has the privilege",
+            burgomaster=state.burgomaster,
+        )
     if state.privilege is not None:
         raise IllegalAction("privilege.used", "you have already used your privilege today")
     if owner(target) == player:
         raise IllegalAction("target.own", "choose another player's character, not your own")
     if target not in state.alive:
-        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game",
-                            target=target)
+        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game", target=target)
     new = state.evolve(privilege=(target, None))
-    new, seen = tell_now(new, player, "privilege.seen", house=target, card=state.cards[target].value,
-                         player=owner(target))
+    new, seen = tell_now(
+        new, player, "privilege.seen", house=target, card=state.cards[target].value, player=owner(target)
+    )
     used = Event("privilege.used", {"burgomaster": player, "house": target, "player": owner(target)})
     # Not a fact to remember: what he must do now, which ``role`` would repeat once it is done.
     must = Event("privilege.must_show", {"player": owner(target)}, (player,))
@@ -58,9 +60,11 @@ def use_privilege(state: LupusburgState, player: str, target: str) -> tuple[Lupu
 
 def show(state: LupusburgState, player: str, side: str) -> tuple[LupusburgState, list[Event]]:
     if player != state.burgomaster:
-        raise IllegalAction("privilege.not_burgomaster",
-                            "only the Burgomaster shows a character after his privilege",
-                            burgomaster=state.burgomaster)
+        raise IllegalAction(
+            "privilege.not_burgomaster",
+            "only the Burgomaster shows a character after his privilege",
+            burgomaster=state.burgomaster,
+        )
     if state.privilege is None:
         raise IllegalAction("show.no_privilege", "use your privilege first: privilege PLAYER:left")
     if state.privilege[1] is not None:
@@ -70,8 +74,7 @@ def show(state: LupusburgState, player: str, side: str) -> tuple[LupusburgState,
     return shown(state, player, side)
 
 
-def shown(state: LupusburgState, player: str, side: str,
-          at_random: bool = False) -> tuple[LupusburgState, list[Event]]:
+def shown(state: LupusburgState, player: str, side: str, at_random: bool = False) -> tuple[LupusburgState, list[Event]]:
     """He shows his ``side``; each of the two is told what was shown (``at_random``: by the bot, at
     the close)."""
     assert state.privilege is not None
@@ -79,10 +82,10 @@ def shown(state: LupusburgState, player: str, side: str,
     mine = house(player, side)
     card = state.cards[mine].value
     new = state.evolve(privilege=(target, side))
-    new, ev = tell_now(new, owner(target), "privilege.shown", burgomaster=player, house=mine, card=card,
-                       seen=target, random=at_random)
-    new, own = tell_now(new, player, "privilege.showed", player=owner(target), side=side, card=card,
-                        random=at_random)
+    new, ev = tell_now(
+        new, owner(target), "privilege.shown", burgomaster=player, house=mine, card=card, seen=target, random=at_random
+    )
+    new, own = tell_now(new, player, "privilege.showed", player=owner(target), side=side, card=card, random=at_random)
     return new, [ev, own, Event("privilege.answered", {"burgomaster": player, "player": owner(target)})]
 
 
@@ -102,4 +105,3 @@ def told_of_privilege(burgomaster: str, day: int) -> Event:
 def next_burgomaster(state: LupusburgState) -> str:
     i = state.players.index(state.burgomaster)
     return state.players[(i + 1) % len(state.players)]
-

@@ -52,8 +52,8 @@ class Close:
         when = {"night": s.night} if s.phase is Phase.NIGHT else {"day": s.day}
         history = (*s.history, *(_frozen({**when, **n}) for n in self.notes))
         return told(s, self.knowledge).evolve(
-            alive=frozenset(self.alive), dead=tuple(self.dead), lynched=tuple(self.lynched), history=history,
-            **changes)
+            alive=frozenset(self.alive), dead=tuple(self.dead), lynched=tuple(self.lynched), history=history, **changes
+        )
 
 
 def told(state: LupusburgState, facts: dict[str, list[Fact]]) -> LupusburgState:

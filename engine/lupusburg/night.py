@@ -17,6 +17,7 @@ def resolve(state: LupusburgState) -> Close:
     close = Close(state)
     for step in STEPS:
         step(close)
-    close.announce("night.dawn", night=state.night, dead=list(close.died_now),
-                   players=[owner(h) for h in close.died_now])
+    close.announce(
+        "night.dawn", night=state.night, dead=list(close.died_now), players=[owner(h) for h in close.died_now]
+    )
     return close

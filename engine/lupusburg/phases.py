@@ -31,14 +31,14 @@ def _house(state: State, actor: str, target: str | None, offer: Offer[State]) ->
     if houses.is_house(state.players, target):
         return target
     if target not in state.players:
-        raise IllegalAction("target.unknown",
-                            f"there is no house called {target} (try NAME:left or NAME:right)", target=target)
+        raise IllegalAction(
+            "target.unknown", f"there is no house called {target} (try NAME:left or NAME:right)", target=target
+        )
     mine = [h for h in map(str, offer(state, actor)) if owner(h) == target]
     if len(mine) == 1:
         return mine[0]
     if mine:
-        raise IllegalAction("target.not_house", f"say which house: {' or '.join(mine)}", target=target,
-                            houses=mine)
+        raise IllegalAction("target.not_house", f"say which house: {' or '.join(mine)}", target=target, houses=mine)
     living = state.living_of(target)
     if not living:
         raise IllegalAction("target.no_living", f"{target} has no living character", target=target)
@@ -47,6 +47,7 @@ def _house(state: State, actor: str, target: str | None, offer: Offer[State]) ->
 
 def _on_house(choose: Callable[[State, str, str], Result], offer: Offer[State]) -> Move[State]:
     """A move that names a house (``ann:left``), and what it offers."""
+
     def play(state: State, actor: str, target: str | None) -> Result:
         return choose(state, actor, _house(state, actor, target, offer))
 
@@ -67,8 +68,9 @@ def _bet(state: State, actor: str, target: str | None) -> Result:
     """``bet dan``: on a player, never on a character."""
     assert target is not None
     if houses.is_house(state.players, target):
-        raise IllegalAction("bet.not_player", f"bet on a player, not on a character: bet {owner(target)}",
-                            target=target)
+        raise IllegalAction(
+            "bet.not_player", f"bet on a player, not on a character: bet {owner(target)}", target=target
+        )
     if target not in state.players:
         raise IllegalAction("target.unknown", f"there is no player called {target}", target=target)
     return bets.bet(state, actor, target)
@@ -81,6 +83,7 @@ def _coin(state: State, actor: str, target: str | None) -> Result:
 
 def _when(may: Callable[[State, str], bool], targets: Offer[State]) -> Offer[State]:
     """What the player may name, while he may make the move at all."""
+
     def offer(state: State, player: str) -> Iterable[object]:
         return targets(state, player) if may(state, player) else ()
 
@@ -100,8 +103,12 @@ def _close_day(state: State) -> Close:
     state, more = bets.close_day(state, rand)
     close = Close(state)
     close.events = events + more
-    close.announce("day.suspects", suspects=list(voting.choose_suspects(state)),
-                   tally=voting.tally(state, [t for _, t in state.votes]), order=voting.told(state))
+    close.announce(
+        "day.suspects",
+        suspects=list(voting.choose_suspects(state)),
+        tally=voting.tally(state, [t for _, t in state.votes]),
+        order=voting.told(state),
+    )
     return close
 
 
@@ -132,14 +139,17 @@ def _night_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
 
 def _day_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
     day = s.day + 1
-    return {"day": day, **FRESH}, [Event("phase.nominations", {"day": day, "burgomaster": s.burgomaster}),
-                                   burgomaster.told_of_privilege(s.burgomaster, day)]
+    return {"day": day, **FRESH}, [
+        Event("phase.nominations", {"day": day, "burgomaster": s.burgomaster}),
+        burgomaster.told_of_privilege(s.burgomaster, day),
+    ]
 
 
 def _ballot_begins(s: State) -> tuple[dict[str, Any], list[Event]]:
     suspects = voting.choose_suspects(s)
     return {"suspects": suspects, "ballots": {}}, [
-        Event("phase.ballot", {"day": s.day, "suspects": list(suspects), "burgomaster": s.burgomaster})]
+        Event("phase.ballot", {"day": s.day, "suspects": list(suspects), "burgomaster": s.burgomaster})
+    ]
 
 
 PHASES: dict[Phase, PhaseRule[State]] = {
@@ -160,12 +170,14 @@ PHASES: dict[Phase, PhaseRule[State]] = {
     Phase.NOMINATIONS: PhaseRule(
         Phase.NOMINATIONS,
         who="every player, with or without living characters: two tokens on living characters; the Burgomaster's "
-            "privilege; a bet each, once a game",
+        "privilege; a bet each, once a game",
         moves={
-            Verb.VOTE: _on_house(voting.nominate,
-                                 _when(lambda s, p: voting.tokens_left(s, p) > 0, lambda s, p: s.living())),
-            Verb.PRIVILEGE: _on_house(burgomaster.use_privilege,
-                                      _when(burgomaster.may_use_privilege, burgomaster.privilege_targets)),
+            Verb.VOTE: _on_house(
+                voting.nominate, _when(lambda s, p: voting.tokens_left(s, p) > 0, lambda s, p: s.living())
+            ),
+            Verb.PRIVILEGE: _on_house(
+                burgomaster.use_privilege, _when(burgomaster.may_use_privilege, burgomaster.privilege_targets)
+            ),
             Verb.SHOW: Move(_show, _when(_may_show, lambda s, p: SIDES)),
             Verb.BET: Move(_bet, _when(bets.may_bet, bets.bet_targets)),
             Verb.COIN: Move(_coin, bets.coin_choices),
@@ -179,8 +191,9 @@ PHASES: dict[Phase, PhaseRule[State]] = {
         Phase.BALLOT,
         who="each player, one secret vote for each of his living characters that is not a suspect",
         moves={
-            Verb.VOTE: _on_house(voting.ballot,
-                                 _when(lambda s, p: voting.ballot_votes(s, p) > 0, lambda s, p: s.suspects)),
+            Verb.VOTE: _on_house(
+                voting.ballot, _when(lambda s, p: voting.ballot_votes(s, p) > 0, lambda s, p: s.suspects)
+            ),
         },
         closes="its deadline",
         close=_lynch,
@@ -200,5 +213,4 @@ def not_now(verb: Verb) -> IllegalAction:
         return IllegalAction("power.wrong_phase", f"you can {verb.value} only at night", verb=verb.value)
     if verb is Verb.VOTE:
         return IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
-    return IllegalAction("day.only", f"you can {verb.value} only by day, before the nominations close",
-                         verb=verb.value)
+    return IllegalAction("day.only", f"you can {verb.value} only by day, before the nominations close", verb=verb.value)

@@ -30,24 +30,57 @@ class LupusburgRules:
         setup.check_names(players)
         setup.check_count(len(players))
         if config.deck or config.theme:
-            raise InvalidSetup("setup.fixed_deck",
-                               "Lupusburg's deck is fixed (1 Werewolf, 1 Thief, Townsfolk): no deck or theme")
+            raise InvalidSetup(
+                "setup.fixed_deck", "Lupusburg's deck is fixed (1 Werewolf, 1 Thief, Townsfolk): no deck or theme"
+            )
         options = _frozen(_jsonable(dict(config.options)))
         cards, chests = setup.deal(players, config.roles, options, seed)
         state = LupusburgState(
-            rules=self.name, seed=seed, players=players, cards=cards, chests=chests, options=options,
-            phase=Phase.NIGHT, phase_no=1, day=0, night=1,
-            burgomaster=setup.first_burgomaster(players, options), alive=frozenset(cards), dead=(),
-            lynched=(), choices={}, votes=(), suspects=(), ballots={}, privilege=None, bag=setup.COINS,
-            draws={}, bets={}, knowledge={},
+            rules=self.name,
+            seed=seed,
+            players=players,
+            cards=cards,
+            chests=chests,
+            options=options,
+            phase=Phase.NIGHT,
+            phase_no=1,
+            day=0,
+            night=1,
+            burgomaster=setup.first_burgomaster(players, options),
+            alive=frozenset(cards),
+            dead=(),
+            lynched=(),
+            choices={},
+            votes=(),
+            suspects=(),
+            ballots={},
+            privilege=None,
+            bag=setup.COINS,
+            draws={},
+            bets={},
+            knowledge={},
         )
         deck = dict(sorted(Counter(r.value for r in cards.values()).items()))
-        events = [Event("game.started", {"rules": self.name.value, "players": list(players), "deck": deck,
-                                         "burgomaster": state.burgomaster, "coins": list(setup.COINS)})]
+        events = [
+            Event(
+                "game.started",
+                {
+                    "rules": self.name.value,
+                    "players": list(players),
+                    "deck": deck,
+                    "burgomaster": state.burgomaster,
+                    "coins": list(setup.COINS),
+                },
+            )
+        ]
         facts: dict[str, list[Mapping[str, Any]]] = {}
         for p in players:
-            data = {"role": state.role_of(p).value, "left": cards[houses_of(p)[0]].value,
-                    "right": cards[houses_of(p)[1]].value, "chest": chests[p]}
+            data = {
+                "role": state.role_of(p).value,
+                "left": cards[houses_of(p)[0]].value,
+                "right": cards[houses_of(p)[1]].value,
+                "chest": chests[p],
+            }
             facts[p] = [{"key": "houses.dealt", **data}]
             events.append(Event("houses.dealt", data, (p,)))
         events.append(Event("phase.night", {"night": 1, "burgomaster": state.burgomaster}))
@@ -58,8 +91,12 @@ class LupusburgRules:
         rule = PHASES.get(state.phase)
         if rule is None or player not in state.players:
             return []
-        return [Action(player, verb, str(t)) for verb, move in rule.moves.items() if move.targets is not None
-                for t in move.targets(state, player)]
+        return [
+            Action(player, verb, str(t))
+            for verb, move in rule.moves.items()
+            if move.targets is not None
+            for t in move.targets(state, player)
+        ]
 
     def actors(self, state: LupusburgState) -> tuple[str, ...]:
         return tuple(p for p in state.players if self.legal_actions(state, p))

@@ -73,8 +73,7 @@ def revealed(state: LupusburgState) -> dict[str, Any]:
     return {
         "roles": {p: [state.cards[h].value for h in houses_of(p)] for p in state.players},
         "chests": {p: state.chests[p] for p in state.players},
-        "bets": {p: {"target": state.bets[p][0], "coin": state.bets[p][1]} for p in state.players
-                 if p in state.bets},
+        "bets": {p: {"target": state.bets[p][0], "coin": state.bets[p][1]} for p in state.players if p in state.bets},
         "score_table": details(state, state.outcome.team),
     }
 
@@ -82,6 +81,11 @@ def revealed(state: LupusburgState) -> dict[str, Any]:
 def finish(state: LupusburgState, outcome: Outcome) -> tuple[LupusburgState, list[Event]]:
     """The game is over: characters, chests, bets and scores are revealed to everyone."""
     done = state.evolve(phase=Phase.OVER, outcome=outcome, choices={}, ballots={})
-    data = {"team": outcome.team.value, "winners": list(outcome.winners), "reason": outcome.reason,
-            "scores": dict(outcome.scores or {}), **revealed(done)}
+    data = {
+        "team": outcome.team.value,
+        "winners": list(outcome.winners),
+        "reason": outcome.reason,
+        "scores": dict(outcome.scores or {}),
+        **revealed(done),
+    }
     return done, [Event("game.over", data)]

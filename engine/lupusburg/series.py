@@ -49,8 +49,9 @@ def next_burgomaster(series: Series) -> str:
     return series.players[len(series.games) % len(series.players)]
 
 
-def next_config(series: Series, roles: Mapping[str, Any] | None = None,
-                options: Mapping[str, Any] | None = None) -> GameConfig:
+def next_config(
+    series: Series, roles: Mapping[str, Any] | None = None, options: Mapping[str, Any] | None = None
+) -> GameConfig:
     opts = dict(options or {})
     opts["burgomaster"] = next_burgomaster(series)
     return GameConfig(RuleSet.LUPUSBURG, series.players, roles, options=opts)

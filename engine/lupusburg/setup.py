@@ -30,22 +30,29 @@ SPECIAL = (Role.WEREWOLF, Role.THIEF)
 
 def check_count(n: int) -> None:
     if n < MIN_PLAYERS:
-        raise InvalidSetup("setup.too_few", f"Lupusburg needs at least {MIN_PLAYERS} players (there are {n})",
-                           minimum=MIN_PLAYERS, count=n)
+        raise InvalidSetup(
+            "setup.too_few",
+            f"Lupusburg needs at least {MIN_PLAYERS} players (there are {n})",
+            minimum=MIN_PLAYERS,
+            count=n,
+        )
     if n > MAX_PLAYERS:
-        raise InvalidSetup("setup.too_many", f"Lupusburg takes at most {MAX_PLAYERS} players (there are {n})",
-                           maximum=MAX_PLAYERS, count=n)
+        raise InvalidSetup(
+            "setup.too_many",
+            f"Lupusburg takes at most {MAX_PLAYERS} players (there are {n})",
+            maximum=MAX_PLAYERS,
+            count=n,
+        )
 
 
 def check_names(players: Sequence[str]) -> None:
     if len({p.casefold() for p in players}) != len(players):
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
-        if (not p or any(c.isspace() for c in p) or ":" in p or p.startswith("#")
-                or p.casefold() in SIDE_WORDS):
-            raise InvalidSetup("setup.bad_name",
-                               f"{p!r} cannot be a player's name (one word, no ':' or '#', not a side)",
-                               name=p)
+        if not p or any(c.isspace() for c in p) or ":" in p or p.startswith("#") or p.casefold() in SIDE_WORDS:
+            raise InvalidSetup(
+                "setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#', not a side)", name=p
+            )
 
 
 def default_deck(n: int) -> list[Role]:
@@ -58,13 +65,13 @@ def first_burgomaster(players: Sequence[str], options: Mapping[str, Any]) -> str
         return players[0]
     found = find_player(players, str(wanted))
     if found is None:
-        raise InvalidSetup("setup.bad_burgomaster", f"the Burgomaster {wanted!r} is not playing",
-                           name=str(wanted))
+        raise InvalidSetup("setup.bad_burgomaster", f"the Burgomaster {wanted!r} is not playing", name=str(wanted))
     return found
 
 
-def deal(players: Sequence[str], roles: Mapping[str, Any] | None, options: Mapping[str, Any],
-         seed: int) -> tuple[dict[str, Role], dict[str, str]]:
+def deal(
+    players: Sequence[str], roles: Mapping[str, Any] | None, options: Mapping[str, Any], seed: int
+) -> tuple[dict[str, Role], dict[str, str]]:
     """The card under each house and each player's chest side."""
     check_count(len(players))
     chests = _given_chests(players, options.get("chests"))
@@ -80,8 +87,9 @@ def deal(players: Sequence[str], roles: Mapping[str, Any] | None, options: Mappi
             if special:
                 forced = SIDES[1 - special[0]]
                 if chest is not None and chest != forced:
-                    raise InvalidSetup("setup.chest_on_special",
-                                       f"{p}'s chest cannot be under the {pair[special[0]].value}", player=p)
+                    raise InvalidSetup(
+                        "setup.chest_on_special", f"{p}'s chest cannot be under the {pair[special[0]].value}", player=p
+                    )
                 chest = forced
             if chest is None:
                 chest = rng(seed, "chest", p).choice(SIDES)
@@ -108,8 +116,7 @@ def _given_chests(players: Sequence[str], raw: Any) -> dict[str, str]:
         if p is None:
             raise InvalidSetup("setup.bad_chests", f"chests: {name!r} is not playing", name=str(name))
         if s is None:
-            raise InvalidSetup("setup.bad_chests", f"chests: {side!r} is not a side (left or right)",
-                               side=str(side))
+            raise InvalidSetup("setup.bad_chests", f"chests: {side!r} is not a side (left or right)", side=str(side))
         out[p] = s
     return out
 
@@ -118,8 +125,9 @@ def _fixed_pairs(players: Sequence[str], roles: Mapping[str, Any]) -> dict[str, 
     missing = [p for p in players if p not in roles]
     extra = [p for p in roles if p not in players]
     if missing or extra:
-        raise InvalidSetup("setup.roles_mismatch",
-                           f"roles must name every player once (missing: {missing}, unknown: {extra})")
+        raise InvalidSetup(
+            "setup.roles_mismatch", f"roles must name every player once (missing: {missing}, unknown: {extra})"
+        )
     out: dict[str, tuple[Role, Role]] = {}
     for p in players:
         given = roles[p]
@@ -128,16 +136,19 @@ def _fixed_pairs(players: Sequence[str], roles: Mapping[str, Any]) -> dict[str, 
         try:
             left, right = (Role(str(r).strip().lower()) for r in given)
         except ValueError:
-            raise InvalidSetup("setup.unknown_role", f"{p}: {list(given)} are not Lupusburg characters",
-                               player=p) from None
+            raise InvalidSetup(
+                "setup.unknown_role", f"{p}: {list(given)} are not Lupusburg characters", player=p
+            ) from None
         if {left, right} == set(SPECIAL):
-            raise InvalidSetup("setup.both_special", f"{p} cannot have both {left.value} and {right.value}",
-                               player=p)
+            raise InvalidSetup("setup.both_special", f"{p} cannot have both {left.value} and {right.value}", player=p)
         out[p] = (left, right)
     counts = Counter(r for pair in out.values() for r in pair)
     if counts != Counter(default_deck(len(players))) or set(counts) - {*SPECIAL, Role.TOWNSFOLK}:
-        raise InvalidSetup("setup.deck", "Lupusburg's deck is 1 Werewolf, 1 Thief and Townsfolk for the rest",
-                           deck={r.value: k for r, k in counts.items()})
+        raise InvalidSetup(
+            "setup.deck",
+            "Lupusburg's deck is 1 Werewolf, 1 Thief and Townsfolk for the rest",
+            deck={r.value: k for r, k in counts.items()},
+        )
     return out
 
 

@@ -37,12 +37,10 @@ def choose(state: LupusburgState, player: str, target: str) -> tuple[LupusburgSt
     if owner(target) == player:
         raise IllegalAction("target.own", "look under another player's house, not your own")
     if target not in state.alive:
-        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game",
-                            target=target)
+        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game", target=target)
     changed = SLOT in state.choices
     new = state.evolve(choices={**state.choices, SLOT: (Verb.PEEK, target)})
-    return new, [Event("night.choice", {"verb": Verb.PEEK.value, "target": target, "changed": changed},
-                       (player,))]
+    return new, [Event("night.choice", {"verb": Verb.PEEK.value, "target": target, "changed": changed}, (player,))]
 
 
 def resolve(close: Close) -> None:

@@ -22,13 +22,30 @@ if TYPE_CHECKING:
 
 
 def public_view(state: LupusburgState) -> LupusburgPublicView:
-    out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
-                 state.living(), state.dead, state.lynched, state.players)  # all may talk, dead or not
+    out = header(
+        state.rules,
+        state.phase,
+        state.phase_no,
+        state.day,
+        state.night,
+        state.players,
+        state.living(),
+        state.dead,
+        state.lynched,
+        state.players,
+    )  # all may talk, dead or not
     out["burgomaster"] = state.burgomaster
     out["seals_used"] = [p for p in state.players if p in state.bets]
     out["privilege"] = state.privilege[0] if state.privilege is not None else None
-    day_votes(out, state.phase, state.votes, voting.tally(state, [t for _, t in state.votes]),
-              [p for p in state.players if voting.tokens_left(state, p) > 0], state.suspects, len(state.ballots))
+    day_votes(
+        out,
+        state.phase,
+        state.votes,
+        voting.tally(state, [t for _, t in state.votes]),
+        [p for p in state.players if voting.tokens_left(state, p) > 0],
+        state.suspects,
+        len(state.ballots),
+    )
     over = state.phase is Phase.OVER and state.outcome is not None
     ending(out, state.outcome if over else None)
     if over and state.outcome is not None:
@@ -48,8 +65,12 @@ def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> Lu
         "you": player,
         "role": role.value,
         "houses": {
-            side: {"house": house(player, side), "card": state.cards[house(player, side)].value,
-                   "alive": house(player, side) in state.alive, "chest": state.chests[player] == side}
+            side: {
+                "house": house(player, side),
+                "card": state.cards[house(player, side)].value,
+                "alive": house(player, side) in state.alive,
+                "chest": state.chests[player] == side,
+            }
             for side in SIDES
         },
         "knowledge": [dict(f) for f in state.knowledge.get(player, ())],
@@ -57,10 +78,10 @@ def player_view(rules: LupusburgRules, state: LupusburgState, player: str) -> Lu
         "tokens_left": voting.tokens_left(state, player) if state.phase is Phase.NOMINATIONS else 0,
         "ballot": list(state.ballots.get(player, ())),
         "ballot_votes": voting.ballot_votes(state, player) if state.phase is Phase.BALLOT else 0,
-        "bet": ({"target": state.bets[player][0], "coin": state.bets[player][1]} if player in state.bets
-                else None),
-        "draw": ({"target": state.draws[player][0], "coins": list(state.draws[player][1])}
-                 if player in state.draws else None),
+        "bet": ({"target": state.bets[player][0], "coin": state.bets[player][1]} if player in state.bets else None),
+        "draw": (
+            {"target": state.draws[player][0], "coins": list(state.draws[player][1])} if player in state.draws else None
+        ),
         "actions": [a.text() for a in rules.legal_actions(state, player)],
         "public": public_view(state),
     }

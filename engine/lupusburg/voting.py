@@ -64,12 +64,20 @@ def nominate(state: LupusburgState, voter: str, target: str) -> tuple[LupusburgS
     if tokens_left(state, voter) <= 0:
         raise IllegalAction("vote.no_tokens", "you have placed both your voting tokens: they are final")
     if target not in state.alive:
-        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game",
-                            target=target)
+        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game", target=target)
     votes = (*state.votes, (voter, target))
     new = state.evolve(votes=votes)
-    return new, [Event("day.vote", {"voter": voter, "target": target, "tokens_left": tokens_left(new, voter),
-                                    "tally": tally(new, [t for _, t in votes])})]
+    return new, [
+        Event(
+            "day.vote",
+            {
+                "voter": voter,
+                "target": target,
+                "tokens_left": tokens_left(new, voter),
+                "tally": tally(new, [t for _, t in votes]),
+            },
+        )
+    ]
 
 
 def choose_suspects(state: LupusburgState) -> tuple[str, ...]:
@@ -91,13 +99,20 @@ def ballot(state: LupusburgState, voter: str, target: str) -> tuple[LupusburgSta
         raise IllegalAction("ballot.no_vote", "you have no living character: no vote in the ballot")
     if target not in state.suspects:
         names = " or ".join(state.suspects)
-        raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",
-                            target=target, suspects=list(state.suspects))
+        raise IllegalAction(
+            "ballot.not_suspect",
+            f"{target} is not a suspect: vote for {names}",
+            target=target,
+            suspects=list(state.suspects),
+        )
     before = state.ballots.get(voter, ())
     mine = (*before, target)[-n:]
     new = state.evolve(ballots={**state.ballots, voter: mine})
-    return new, [Event("day.ballot_taken", {"target": target, "votes": list(mine), "of": n,
-                                            "changed": len(before) >= n}, (voter,))]
+    return new, [
+        Event(
+            "day.ballot_taken", {"target": target, "votes": list(mine), "of": n, "changed": len(before) >= n}, (voter,)
+        )
+    ]
 
 
 def counts(state: LupusburgState) -> dict[str, int]:

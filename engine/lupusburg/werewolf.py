@@ -38,15 +38,12 @@ def choose(state: LupusburgState, player: str, target: str) -> tuple[LupusburgSt
     if not is_werewolf(state, player):
         raise IllegalAction("power.none", "only the Werewolf moves the Claw", verb=Verb.KILL.value)
     if target not in state.alive:
-        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game",
-                            target=target)
+        raise IllegalAction("target.dead", f"{target} is empty: its character is out of the game", target=target)
     if owner(target) == player and not may_strike_own(state, player):
-        raise IllegalAction("target.own_last",
-                            "with one living character left you cannot strike your own house")
+        raise IllegalAction("target.own_last", "with one living character left you cannot strike your own house")
     changed = SLOT in state.choices
     new = state.evolve(choices={**state.choices, SLOT: (Verb.KILL, target)})
-    return new, [Event("night.choice", {"verb": Verb.KILL.value, "target": target, "changed": changed},
-                       (player,))]
+    return new, [Event("night.choice", {"verb": Verb.KILL.value, "target": target, "changed": changed}, (player,))]
 
 
 def resolve(close: Close) -> None:

@@ -41,24 +41,28 @@ def _key(cards: Sequence[Role]) -> list[str]:
 
 def check_count(n: int) -> None:
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise InvalidSetup("setup.aura_count",
-                           f"the Aura variant is for {MIN_PLAYERS} to {MAX_PLAYERS} players (there are {n})",
-                           minimum=MIN_PLAYERS, maximum=MAX_PLAYERS, count=n)
+        raise InvalidSetup(
+            "setup.aura_count",
+            f"the Aura variant is for {MIN_PLAYERS} to {MAX_PLAYERS} players (there are {n})",
+            minimum=MIN_PLAYERS,
+            maximum=MAX_PLAYERS,
+            count=n,
+        )
 
 
 def check_deck(cards: Sequence[Role], n: int) -> None:
     """The variant's cards are fixed by the player count; anything else is refused."""
     check_count(n)
     if n == 4:
-        ok = (len(cards) == 4 and Counter(cards)[R.WEREWOLF] == 1
-              and len({c for c in cards if c in FOUR_OF}) == 3)
+        ok = len(cards) == 4 and Counter(cards)[R.WEREWOLF] == 1 and len({c for c in cards if c in FOUR_OF}) == 3
         want = "the Werewolf and three of " + ", ".join(r.value for r in FOUR_OF)
     else:
         ok = _key(cards) == _key(SETS[n])
         want = ", ".join(r.value for r in SETS[n])
     if not ok:
-        raise InvalidSetup("setup.aura_deck", f"with {n} players the Aura variant uses exactly: {want}",
-                           count=n, deck=want)
+        raise InvalidSetup(
+            "setup.aura_deck", f"with {n} players the Aura variant uses exactly: {want}", count=n, deck=want
+        )
 
 
 def aura_deck(n: int, seed: int) -> list[Role]:
@@ -76,15 +80,19 @@ class AuraRules(TabulaRules):
         n = len(players)
         check_count(n)
         if config.theme:
-            raise InvalidSetup("setup.aura_theme", "themes are for Lupus in Tabula (rules tabula), "
-                               "not for the Aura variant, whose cards are fixed by the player count")
+            raise InvalidSetup(
+                "setup.aura_theme",
+                "themes are for Lupus in Tabula (rules tabula), "
+                "not for the Aura variant, whose cards are fixed by the player count",
+            )
         if config.roles:
             named = {p: str(r) for p, r in config.roles.items()}
             missing = [p for p in players if p not in named]
             extra = [p for p in named if p not in players]
             if missing or extra:
-                raise InvalidSetup("setup.roles_mismatch",
-                                   f"roles must name every player once (missing: {missing}, unknown: {extra})")
+                raise InvalidSetup(
+                    "setup.roles_mismatch", f"roles must name every player once (missing: {missing}, unknown: {extra})"
+                )
             roles = {p: deck.parse_roles([named[p]])[0] for p in players}
             check_deck(list(roles.values()), n)
             return roles

@@ -130,8 +130,9 @@ def register(character: Character) -> Character:
     return character
 
 
-def night_step(order: int, name: str,
-               role: Role | None = None) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
+def night_step(
+    order: int, name: str, role: Role | None = None
+) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
     def deco(fn: Callable[[Table], None]) -> Callable[[Table], None]:
         NIGHT_STEPS.append(Step(order, name, fn, role))
         NIGHT_STEPS.sort()
@@ -140,8 +141,9 @@ def night_step(order: int, name: str,
     return deco
 
 
-def day_close_step(order: int, name: str,
-                   role: Role | None = None) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
+def day_close_step(
+    order: int, name: str, role: Role | None = None
+) -> Callable[[Callable[[Table], None]], Callable[[Table], None]]:
     def deco(fn: Callable[[Table], None]) -> Callable[[Table], None]:
         DAY_CLOSE_STEPS.append(Step(order, name, fn, role))
         DAY_CLOSE_STEPS.sort()
@@ -246,8 +248,7 @@ def extra_holders(state: TabulaState) -> dict[str, tuple[Power, ...]]:
     return found
 
 
-def powers_of(state: TabulaState, player: str,
-              extra: dict[str, tuple[Power, ...]] | None = None) -> tuple[Power, ...]:
+def powers_of(state: TabulaState, player: str, extra: dict[str, tuple[Power, ...]] | None = None) -> tuple[Power, ...]:
     """Every power the player holds, usable now or not (``extra``: ``extra_holders``, if asked already)."""
     own = CHARACTERS[state.roles[player]].powers
     more = (extra_holders(state) if extra is None else extra).get(player)

@@ -90,8 +90,9 @@ def cast_ballot(state: TabulaState, voter: str, target: str | None) -> tuple[Tab
         raise IllegalAction("ballot.ghost", "Ghosts do not vote in the ballot")
     if target not in suspects:
         names = " or ".join(suspects)
-        raise IllegalAction("ballot.not_suspect", f"{target} is not a suspect: vote for {names}",
-                            target=target, suspects=list(suspects))
+        raise IllegalAction(
+            "ballot.not_suspect", f"{target} is not a suspect: vote for {names}", target=target, suspects=list(suspects)
+        )
     changed = voter in state.ballots
     new = state.evolve(ballots={**state.ballots, voter: target})
     return new, [Event("day.ballot_taken", {"target": target, "changed": changed}, (voter,))]
@@ -127,8 +128,7 @@ def close_nominations(state: TabulaState) -> Table:
     owl = state.marks.get(OWL)
     if owl is not None and owl in state.alive:
         table.announce("owl_man.named", target=owl)
-    table.announce("day.suspects", suspects=list(suspects), tally=[[p, n] for p, n in ranked_all],
-                   order=told(state))
+    table.announce("day.suspects", suspects=list(suspects), tally=[[p, n] for p, n in ranked_all], order=told(state))
     return table
 
 

@@ -83,11 +83,19 @@ def complete(specials: Sequence[str], n: int) -> list[str]:
 
 def check_count(n: int, minimum: int = MIN_PLAYERS) -> None:
     if n < minimum:
-        raise InvalidSetup("setup.too_few", f"Lupus in Tabula needs at least {minimum} players (there are {n})",
-                           minimum=minimum, count=n)
+        raise InvalidSetup(
+            "setup.too_few",
+            f"Lupus in Tabula needs at least {minimum} players (there are {n})",
+            minimum=minimum,
+            count=n,
+        )
     if n > MAX_PLAYERS:
-        raise InvalidSetup("setup.too_many", f"Lupus in Tabula takes at most {MAX_PLAYERS} players (there are {n})",
-                           maximum=MAX_PLAYERS, count=n)
+        raise InvalidSetup(
+            "setup.too_many",
+            f"Lupus in Tabula takes at most {MAX_PLAYERS} players (there are {n})",
+            maximum=MAX_PLAYERS,
+            count=n,
+        )
 
 
 def parse_roles(names: Sequence[str]) -> list[Role]:
@@ -106,8 +114,9 @@ def validate(deck: Sequence[Role], n: int, minimum: int = MIN_PLAYERS, theme: st
     how many Werewolves it takes (``theme``: its key)."""
     check_count(n, minimum)
     if len(deck) != n:
-        raise InvalidSetup("setup.deck_size", f"the deck has {len(deck)} cards for {n} players",
-                           cards=len(deck), count=n)
+        raise InvalidSetup(
+            "setup.deck_size", f"the deck has {len(deck)} cards for {n} players", cards=len(deck), count=n
+        )
     counts = Counter(deck)
     for role in counts:
         if role in LUPUSBURG_ONLY or role not in CHARACTERS:
@@ -129,23 +138,32 @@ def check_wolves(wolves: int, n: int, theme: str | None = None) -> None:
         want = wolves_for(n)
         if wolves != want:
             raise InvalidSetup(
-                "setup.wolves", f"with {n} players the deck takes {want} Werewolves (Lara counts as one), "
-                f"not {wolves}: 2 for 8 to 15 players, 3 from {THIRD_WOLF_FROM}", count=want, players=n, have=wolves)
+                "setup.wolves",
+                f"with {n} players the deck takes {want} Werewolves (Lara counts as one), "
+                f"not {wolves}: 2 for 8 to 15 players, 3 from {THIRD_WOLF_FROM}",
+                count=want,
+                players=n,
+                have=wolves,
+            )
         return
     key, t = theme_named(theme)
     want = t.wolves(n)
     if wolves != want:
         raise InvalidSetup(
-            "setup.theme_wolves", f"{t.title} with {n} players takes {want} Werewolves (Lara counts as one), "
-            f"not {wolves}", theme=key, count=want, players=n, have=wolves)
+            "setup.theme_wolves",
+            f"{t.title} with {n} players takes {want} Werewolves (Lara counts as one), not {wolves}",
+            theme=key,
+            count=want,
+            players=n,
+            have=wolves,
+        )
 
 
 def theme_named(theme: str) -> tuple[str, Theme]:
     key = theme.strip().lower().replace(" ", "_").replace("-", "_").replace(",", "").replace("!", "")
     if key not in THEMES:
         known = ", ".join(sorted(THEMES)) or "none yet"
-        raise InvalidSetup("setup.unknown_theme", f"there is no theme called {theme!r} (known: {known})",
-                           theme=theme)
+        raise InvalidSetup("setup.unknown_theme", f"there is no theme called {theme!r} (known: {known})", theme=theme)
     return key, THEMES[key]
 
 
@@ -161,8 +179,14 @@ def theme_deck(theme: str, n: int, seed: int) -> list[Role]:
 def check_theme_range(theme: str, n: int) -> None:
     key, t = theme_named(theme)
     if not t.lo <= n <= t.hi:
-        raise InvalidSetup("setup.theme_range", f"{t.title} is for {t.lo} to {t.hi} players (there are {n})",
-                           theme=key, minimum=t.lo, maximum=t.hi, count=n)
+        raise InvalidSetup(
+            "setup.theme_range",
+            f"{t.title} is for {t.lo} to {t.hi} players (there are {n})",
+            theme=key,
+            minimum=t.lo,
+            maximum=t.hi,
+            count=n,
+        )
 
 
 def theme_options(theme: str, n: int) -> dict[str, Any]:
@@ -198,8 +222,9 @@ def fixed(players: Sequence[str], roles: Mapping[str, str], theme: str | None = 
     missing = [p for p in players if p not in roles]
     extra = [p for p in roles if p not in players]
     if missing or extra:
-        raise InvalidSetup("setup.roles_mismatch",
-                           f"roles must name every player once (missing: {missing}, unknown: {extra})")
+        raise InvalidSetup(
+            "setup.roles_mismatch", f"roles must name every player once (missing: {missing}, unknown: {extra})"
+        )
     out = {p: parse_roles([roles[p]])[0] for p in players}
     if theme is None:
         validate(list(out.values()), len(players))

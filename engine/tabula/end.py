@@ -56,7 +56,12 @@ def finish(state: TabulaState, outcome: Outcome) -> tuple[TabulaState, list[Even
     became = dict(state.marks.get("became", {}))
     ev = Event(
         "game.over",
-        {"team": outcome.team.value, "winners": list(outcome.winners), "reason": outcome.reason,
-         "roles": roles, "became": became},
+        {
+            "team": outcome.team.value,
+            "winners": list(outcome.winners),
+            "reason": outcome.reason,
+            "roles": roles,
+            "became": became,
+        },
     )
     return done, [ev]

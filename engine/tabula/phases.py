@@ -51,7 +51,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
     Phase.NIGHT: PhaseRule(
         Phase.NIGHT,
         who="every character with a night power, privately (the Werewolves together, in their channel); "
-            "any player may set a standing order",
+        "any player may set a standing order",
         moves={},
         closes="its deadline only: closing when all have chosen would tell who is dead",
         close=night.resolve,
@@ -63,7 +63,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
     Phase.NOMINATIONS: PhaseRule(
         Phase.NOMINATIONS,
         who="every player, Ghosts included: one public vote, final, for a living player; the Skull's holder "
-            "passes it on",
+        "passes it on",
         moves={Verb.VOTE: Move(day.nominate)},
         closes="its deadline",
         close=day.close_nominations,
@@ -73,7 +73,7 @@ PHASES: dict[Phase, PhaseRule[State]] = {
     Phase.BALLOT: PhaseRule(
         Phase.BALLOT,
         who="the living who are not suspects (and a revealed Deadalive): one secret vote for a suspect, which "
-            "may be changed until the close",
+        "may be changed until the close",
         moves={Verb.VOTE: Move(day.cast_ballot)},
         closes="its deadline",
         close=_lynch,

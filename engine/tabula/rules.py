@@ -33,8 +33,7 @@ def check_names(players: tuple[str, ...]) -> None:
         raise InvalidSetup("setup.duplicate_name", "two players have the same name")
     for p in players:
         if p.split() != [p] or ":" in p or p.startswith("#"):  # one word, no space around it
-            raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')",
-                               name=p)
+            raise InvalidSetup("setup.bad_name", f"{p!r} cannot be a player's name (one word, no ':' or '#')", name=p)
 
 
 class TabulaRules:
@@ -61,9 +60,25 @@ class TabulaRules:
             for key, value in deck.theme_options(config.theme, len(players)).items():
                 options.setdefault(key, value)
         state = TabulaState(
-            rules=self.name, seed=seed, players=players, roles=roles, options=options,
-            phase=Phase.NIGHT, phase_no=1, day=0, night=1, alive=frozenset(players), dead=(), lynched=(),
-            welcome=None, choices={}, votes=(), ballots={}, suspects=(), marks={}, knowledge={},
+            rules=self.name,
+            seed=seed,
+            players=players,
+            roles=roles,
+            options=options,
+            phase=Phase.NIGHT,
+            phase_no=1,
+            day=0,
+            night=1,
+            alive=frozenset(players),
+            dead=(),
+            lynched=(),
+            welcome=None,
+            choices={},
+            votes=(),
+            ballots={},
+            suspects=(),
+            marks={},
+            knowledge={},
         )
         return self.start(state)
 
@@ -74,8 +89,7 @@ class TabulaRules:
 
     def start(self, state: TabulaState) -> tuple[TabulaState, list[Event]]:
         table = Table(state, "deal")
-        table.announce("game.started", rules=state.rules.value, players=list(state.players),
-                       **self.public_deck(state))
+        table.announce("game.started", rules=state.rules.value, players=list(state.players), **self.public_deck(state))
         for p in state.players:
             table.tell(p, "role.dealt", role=state.roles[p].value)
         for role in sorted(set(state.roles.values()), key=ROLE_ORDER.__getitem__):
@@ -174,8 +188,7 @@ class TabulaRules:
             events += werewolf.split(state, new, actor)
         return new, events
 
-    def _audience(self, state: TabulaState, actor: str, power: Power,
-                     slot: str) -> tuple[str | None, tuple[str, ...]]:
+    def _audience(self, state: TabulaState, actor: str, power: Power, slot: str) -> tuple[str | None, tuple[str, ...]]:
         """Who sees a choice: the actor alone, or the channel sharing its slot (the pack, a copied Seer)."""
         if slot.startswith("pack:"):
             return "werewolves", pack(state)
@@ -190,15 +203,19 @@ class TabulaRules:
         if action.verb is Verb.VOTE:
             return IllegalAction("vote.not_now", "votes are cast by day: wait for the morning")
         if not mine:
-            return IllegalAction("power.none", f"you cannot {action.verb.value}: your character has no such power",
-                                 verb=action.verb.value)
+            return IllegalAction(
+                "power.none",
+                f"you cannot {action.verb.value}: your character has no such power",
+                verb=action.verb.value,
+            )
         p = mine[0]
         if action.actor not in state.alive and not p.as_ghost:
             return IllegalAction("actor.dead", "Ghosts cannot act")
         if state.phase not in p.phases:
             when = "at night" if Phase.NIGHT in p.phases else "by day"
-            return IllegalAction("power.wrong_phase", f"you can {action.verb.value} only {when}",
-                                 verb=action.verb.value)
+            return IllegalAction(
+                "power.wrong_phase", f"you can {action.verb.value} only {when}", verb=action.verb.value
+            )
         return IllegalAction("power.not_now", p.why_not, verb=action.verb.value)
 
     def _bad_target(self, state: TabulaState, actor: str, target: str) -> IllegalAction:

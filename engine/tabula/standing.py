@@ -34,7 +34,11 @@ def _set(state: TabulaState, actor: str, value: str | None) -> tuple[TabulaState
 
 
 def reveal_power() -> Power:
-    return Power(Verb.REVEAL, "reveal:{actor}", targets=_choices,
-                 phases=frozenset({Phase.NIGHT, Phase.NOMINATIONS, Phase.BALLOT}), immediate=_set,
-                 target_hint="say reveal on or reveal off")
-
+    return Power(
+        Verb.REVEAL,
+        "reveal:{actor}",
+        targets=_choices,
+        phases=frozenset({Phase.NIGHT, Phase.NOMINATIONS, Phase.BALLOT}),
+        immediate=_set,
+        target_hint="say reveal on or reveal off",
+    )

@@ -76,7 +76,7 @@ class Table:
     def choices_with_prefix(self, prefix: str) -> list[tuple[str, str | None]]:
         """(actor, target) for per-actor slots like ``pack:{actor}``, in seating order."""
         players = self.start.players
-        found = [(slot[len(prefix):], c[1]) for slot, c in self.start.choices.items() if slot.startswith(prefix)]
+        found = [(slot[len(prefix) :], c[1]) for slot, c in self.start.choices.items() if slot.startswith(prefix)]
         return sorted(found, key=lambda pc: players.index(pc[0]))
 
     def living(self) -> list[str]:
@@ -87,8 +87,9 @@ class Table:
         return [p for p in dealt if p in self.alive] if living else list(dealt)
 
     # -- telling ----------------------------------------------------------------------------------
-    def tell(self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None,
-             **data: Any) -> None:
+    def tell(
+        self, players: str | tuple[str, ...] | list[str], key: str, channel: str | None = None, **data: Any
+    ) -> None:
         """A private fact: remembered in each reader's knowledge and sent to them."""
         to = (players,) if type(players) is str else tuple(players)
         if not to:

@@ -34,8 +34,7 @@ def _wolves(n: int, second_from: int) -> list[Role]:
 
 
 def the_few_and_the_special(n: int, r: random.Random) -> list[Role]:
-    cards = [R.LARA, R.WEREWOLF, R.DARIUS, r.choice([R.SEER, R.FORTUNE_TELLER]), R.BARON_SAMEDI, R.POSSESSED,
-             R.OWL_MAN]
+    cards = [R.LARA, R.WEREWOLF, R.DARIUS, r.choice([R.SEER, R.FORTUNE_TELLER]), R.BARON_SAMEDI, R.POSSESSED, R.OWL_MAN]
     if n >= 8:
         cards.append(r.choice([R.MISS_PURPLE, R.MEDIUM]))
     return _fill(cards, n, 0)
@@ -60,8 +59,19 @@ def the_evil_and_the_cure(n: int, r: random.Random) -> list[Role]:
 
 
 def the_lovers_of_mystery(n: int, r: random.Random) -> list[Role]:
-    cards = [R.WEREWOLF, *_wolves(n, 16), R.WERECOW, R.DARIUS if n <= 14 else R.WEREHAMSTER, R.SEER,
-             R.FORTUNE_TELLER, R.BARON_SAMEDI, R.MEDIUM, R.POSSESSED, R.BODYGUARD, R.DR_JEKYLL]
+    cards = [
+        R.WEREWOLF,
+        *_wolves(n, 16),
+        R.WERECOW,
+        R.DARIUS if n <= 14 else R.WEREHAMSTER,
+        R.SEER,
+        R.FORTUNE_TELLER,
+        R.BARON_SAMEDI,
+        R.MEDIUM,
+        R.POSSESSED,
+        R.BODYGUARD,
+        R.DR_JEKYLL,
+    ]
     if n == 12 or n >= 14:
         cards.append(R.HAMLET)
     if n >= 13:
@@ -72,14 +82,28 @@ def the_lovers_of_mystery(n: int, r: random.Random) -> list[Role]:
 
 
 def nights_of_blood(n: int, r: random.Random) -> list[Role]:
-    cards = [R.WEREWOLF, *_wolves(n, 16), r.choice([R.SEER, R.FORTUNE_TELLER]), R.MISS_PURPLE, R.DR_JEKYLL,
-             R.HAMLET, R.DEADALIVE, R.OWL_MAN]
+    cards = [
+        R.WEREWOLF,
+        *_wolves(n, 16),
+        r.choice([R.SEER, R.FORTUNE_TELLER]),
+        R.MISS_PURPLE,
+        R.DR_JEKYLL,
+        R.HAMLET,
+        R.DEADALIVE,
+        R.OWL_MAN,
+    ]
     return _fill(cards, n, 2 + 12)
 
 
 def different_factions_different_afterlives(n: int, r: random.Random) -> list[Role]:
-    cards = [R.LARA, *_wolves(n, 25), R.DARIUS if n <= 14 else R.WEREHAMSTER,
-             r.choice([R.SEER, R.FORTUNE_TELLER]), R.BARON_SAMEDI, R.MEDIUM]
+    cards = [
+        R.LARA,
+        *_wolves(n, 25),
+        R.DARIUS if n <= 14 else R.WEREHAMSTER,
+        r.choice([R.SEER, R.FORTUNE_TELLER]),
+        R.BARON_SAMEDI,
+        R.MEDIUM,
+    ]
     if n >= 16:
         cards += [R.WEREWOLF, R.MYTHOMANIAC]  # the expansion's Werewolf card
     if n >= 10:
@@ -94,9 +118,23 @@ def different_factions_different_afterlives(n: int, r: random.Random) -> list[Ro
 
 
 def mythomania(n: int, r: random.Random) -> list[Role]:
-    cards = [R.LARA, R.WEREWOLF, *_wolves(n, 25), R.WERECOW, R.WEREHAMSTER, R.SEER, R.FORTUNE_TELLER,
-             R.MISS_PURPLE, R.POSSESSED, R.DR_JEKYLL, R.OWL_MAN, R.DORIAN_WOLF, R.FREEMASON, R.FREEMASON,
-             R.MYTHOMANIAC]
+    cards = [
+        R.LARA,
+        R.WEREWOLF,
+        *_wolves(n, 25),
+        R.WERECOW,
+        R.WEREHAMSTER,
+        R.SEER,
+        R.FORTUNE_TELLER,
+        R.MISS_PURPLE,
+        R.POSSESSED,
+        R.DR_JEKYLL,
+        R.OWL_MAN,
+        R.DORIAN_WOLF,
+        R.FREEMASON,
+        R.FREEMASON,
+        R.MYTHOMANIAC,
+    ]
     return _fill(cards, n, 2 + 12)
 
 
@@ -109,6 +147,7 @@ def _deadly_owl(from_players: int) -> Callable[[int], dict[str, Any]]:
 
 def _counted(*steps: tuple[int, int]) -> Callable[[int], int]:
     """The Werewolves a theme's text takes: ``(from_players, wolves)`` steps, lowest first."""
+
     def wolves(n: int) -> int:
         return max(w for lo, w in steps if n >= lo)
 
@@ -117,25 +156,33 @@ def _counted(*steps: tuple[int, int]) -> Callable[[int], int]:
 
 # Each theme's Werewolves as its text counts them (Lara is one of them), checked against the
 # deck its function builds at every size it allows: a mistake in either is refused, not dealt.
-THEMES.update({
-    # Lara, 1 Werewolf (from LIT).
-    "the_few_and_the_special": Theme("The Few and the Special!", 7, 8, the_few_and_the_special, _counted((0, 2))),
-    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT).
-    "the_night_shift": Theme("The Night Shift", 8, 13, the_night_shift, _counted((0, 2))),
-    # Lara, 1 Werewolf (from LIT) [with 8-15 players] or 2 Werewolves (from LIT) [with 16+].
-    "the_evil_and_the_cure": Theme("The Evil and the Cure", 9, 23, the_evil_and_the_cure,
-                                   _counted((0, 2), (16, 3))),
-    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16].
-    "the_lovers_of_mystery": Theme("The Lovers of Mystery", 12, 16, the_lovers_of_mystery,
-                                   _counted((0, 2), (16, 3))),
-    # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16+].
-    "nights_of_blood": Theme("Nights of Blood", 12, 23, nights_of_blood, _counted((0, 2), (16, 3)), _deadly_owl(0)),
-    # Lara, 1 Werewolf (from LIT) [with 9-24] or 2 (from LIT) [with 25+], 1 Werewolf (from this
-    # expansion) [with 16+].
-    "different_factions_different_afterlives": Theme(
-        "Different Factions, Different Afterlives", 9, 28, different_factions_different_afterlives,
-        _counted((0, 2), (16, 3), (25, 4)), _deadly_owl(20),
-    ),
-    # Lara, 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 16-24] or 2 (from LIT) [with 25+].
-    "mythomania": Theme("Mythomania", 16, 30, mythomania, _counted((0, 3), (25, 4)), _deadly_owl(20)),
-})
+THEMES.update(
+    {
+        # Lara, 1 Werewolf (from LIT).
+        "the_few_and_the_special": Theme("The Few and the Special!", 7, 8, the_few_and_the_special, _counted((0, 2))),
+        # 1 Werewolf (from this expansion), 1 Werewolf (from LIT).
+        "the_night_shift": Theme("The Night Shift", 8, 13, the_night_shift, _counted((0, 2))),
+        # Lara, 1 Werewolf (from LIT) [with 8-15 players] or 2 Werewolves (from LIT) [with 16+].
+        "the_evil_and_the_cure": Theme(
+            "The Evil and the Cure", 9, 23, the_evil_and_the_cure, _counted((0, 2), (16, 3))
+        ),
+        # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16].
+        "the_lovers_of_mystery": Theme(
+            "The Lovers of Mystery", 12, 16, the_lovers_of_mystery, _counted((0, 2), (16, 3))
+        ),
+        # 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 8-15] or 2 (from LIT) [with 16+].
+        "nights_of_blood": Theme("Nights of Blood", 12, 23, nights_of_blood, _counted((0, 2), (16, 3)), _deadly_owl(0)),
+        # Lara, 1 Werewolf (from LIT) [with 9-24] or 2 (from LIT) [with 25+], 1 Werewolf (from this
+        # expansion) [with 16+].
+        "different_factions_different_afterlives": Theme(
+            "Different Factions, Different Afterlives",
+            9,
+            28,
+            different_factions_different_afterlives,
+            _counted((0, 2), (16, 3), (25, 4)),
+            _deadly_owl(20),
+        ),
+        # Lara, 1 Werewolf (from this expansion), 1 Werewolf (from LIT) [with 16-24] or 2 (from LIT) [with 25+].
+        "mythomania": Theme("Mythomania", 16, 30, mythomania, _counted((0, 3), (25, 4)), _deadly_owl(20)),
+    }
+)

@@ -28,13 +28,30 @@ TOKENS = ("skull", "portrait", "claw")
 def public_view(state: TabulaState) -> TabulaPublicView:
     living = state.living()
     walking = [p for p in state.marks.get(WALKING, ()) if p not in living]  # a revealed Deadalive talks on
-    out = header(state.rules, state.phase, state.phase_no, state.day, state.night, state.players,
-                 living, state.dead, state.lynched, [p for p in state.players if p in living or p in walking])
+    out = header(
+        state.rules,
+        state.phase,
+        state.phase_no,
+        state.day,
+        state.night,
+        state.players,
+        living,
+        state.dead,
+        state.lynched,
+        [p for p in state.players if p in living or p in walking],
+    )
     out["welcome"] = state.welcome
     out["revealed"] = dict(state.marks.get("revealed", {}))
     out["tokens"] = {k: state.marks[k] for k in TOKENS if k in state.marks}
-    day_votes(out, state.phase, state.votes, day.tally([t for _, t in state.votes], state),
-              day.nomination_voters(state), state.suspects, len(state.ballots))
+    day_votes(
+        out,
+        state.phase,
+        state.votes,
+        day.tally([t for _, t in state.votes], state),
+        day.nomination_voters(state),
+        state.suspects,
+        len(state.ballots),
+    )
     over = state.phase is Phase.OVER and state.outcome is not None
     ending(out, state.outcome if over else None)
     if over:
@@ -46,10 +63,16 @@ def public_view(state: TabulaState) -> TabulaPublicView:
 def player_view(rules: TabulaRules, state: TabulaState, player: str) -> TabulaPlayerView:
     if player not in state.roles:
         raise KeyError(player)
-    mine = {slot.split(":")[0]: [verb.value, target] for slot, (verb, target) in state.choices.items()
-            if slot.endswith(":" + player)}
-    shared = {slot.split(":")[0] + (":" + slot.split(":")[1] if ":" in slot else ""): [v.value, t]
-              for slot, (v, t) in state.choices.items() if slot in _shared_slots(state, player)}
+    mine = {
+        slot.split(":")[0]: [verb.value, target]
+        for slot, (verb, target) in state.choices.items()
+        if slot.endswith(":" + player)
+    }
+    shared = {
+        slot.split(":")[0] + (":" + slot.split(":")[1] if ":" in slot else ""): [v.value, t]
+        for slot, (v, t) in state.choices.items()
+        if slot in _shared_slots(state, player)
+    }
     out: dict[str, Any] = {
         "you": player,
         "role": state.roles[player].value,
@@ -63,8 +86,10 @@ def player_view(rules: TabulaRules, state: TabulaState, player: str) -> TabulaPl
     became = state.marks.get("became", {}).get(player)
     # Shown once he was told it (a Mythomaniac the deadly Owl-man took at that dawn never was:
     # a Ghost learns nothing of the card he copied) or once the game is over.
-    if became and (state.phase is Phase.OVER or any(str(f.get("key", "")).startswith("mythomaniac.joined")
-                                                     for f in state.knowledge.get(player, ()))):
+    if became and (
+        state.phase is Phase.OVER
+        or any(str(f.get("key", "")).startswith("mythomaniac.joined") for f in state.knowledge.get(player, ()))
+    ):
         out["became"] = became
     return cast(TabulaPlayerView, out)
 

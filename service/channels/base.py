@@ -228,8 +228,16 @@ class Channel(Protocol):
         """What sending ``text`` spends of the rate limit (1 message, or SMS segments)."""
         ...
 
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
+    def keyboard(
+        self,
+        actions: Sequence[str],
+        code: str,
+        lang: str,
+        *,
+        phase: int,
+        seats: Sequence[str],
+        chosen: str | None = None,
+    ) -> Buttons | None:
         """The choices ``actions`` as buttons under a text, or None where the channel has none."""
         ...
 
@@ -331,8 +339,16 @@ class Plain:
     def cost(self, text: str) -> int:
         return 1
 
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
+    def keyboard(
+        self,
+        actions: Sequence[str],
+        code: str,
+        lang: str,
+        *,
+        phase: int,
+        seats: Sequence[str],
+        chosen: str | None = None,
+    ) -> Buttons | None:
         return None
 
     def holds(self, notice: Notice, own: bool, first: bool) -> bool:

@@ -26,8 +26,7 @@ class Batch:
     items: tuple[int, ...]
 
 
-def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int | None = None,
-          sep: str = "\n\n") -> list[Batch]:
+def merge(queued: Sequence[tuple[str, Keyboard | None]], max_len: int | None = None, sep: str = "\n\n") -> list[Batch]:
     """Merge consecutive queued texts, in order, into as few messages as fit in `max_len` (None: a
     channel with no limit of ours). A text with buttons closes its batch (the buttons stay under the
     text they belong to); a text that is too long on its own travels alone (split it with `split`
@@ -61,7 +60,7 @@ def split(text: str, max_len: int) -> list[str]:
         for mark in ("\n\n", "\n", " "):
             cut = window.rfind(mark)
             if cut > 0:
-                head, rest = rest[:cut], rest[cut + len(mark):]
+                head, rest = rest[:cut], rest[cut + len(mark) :]
                 break
         else:
             head, rest = rest[:max_len], rest[max_len:]
@@ -103,8 +102,11 @@ def sends(rows: Sequence[Row], prepare: Callable[[str], str] | None = None) -> l
             out.append(Send(r.text, r.buttons, [r]))
             continue
         pieces = split(fit(r.text), limit)
-        out += [Send(piece, r.buttons if k == len(pieces) - 1 else None, [r], k, len(pieces))
-                for k, piece in enumerate(pieces) if k >= r.parts_sent]
+        out += [
+            Send(piece, r.buttons if k == len(pieces) - 1 else None, [r], k, len(pieces))
+            for k, piece in enumerate(pieces)
+            if k >= r.parts_sent
+        ]
     if chat_kind(first.channel, first.address) != "group" or len(out) < 2:
         return out
     merged: list[Send] = []

@@ -140,12 +140,23 @@ class _Chat:
         return self.slot is None and self.flying is None
 
 
-def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
-            clock: Callable[[], datetime] = utcnow, ids: Sequence[int] | None = None,
-            budget: float = 10.0, limit: int = 200, lease: float = 60, max_attempts: int = 8,
-            concurrency: int = CONCURRENCY, fill: bool = False, most: float | None = None,
-            go_on: Callable[[], bool] | None = None,
-            on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None) -> Report:
+def deliver(
+    db: Engine,
+    senders: Mapping[str, Sender],
+    limiter: Limiter,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    ids: Sequence[int] | None = None,
+    budget: float = 10.0,
+    limit: int = 200,
+    lease: float = 60,
+    max_attempts: int = 8,
+    concurrency: int = CONCURRENCY,
+    fill: bool = False,
+    most: float | None = None,
+    go_on: Callable[[], bool] | None = None,
+    on_unreachable: Callable[[int, PermanentReason, list[int]], None] | None = None,
+) -> Report:
     """Send what is due (only ``ids`` if given, and then whatever else is due if ``fill``) for up to
     ``budget`` seconds, up to ``concurrency`` sends at a time (to different chats); see the module
     docstring. ``go_on``, asked near the end of the budget, may push it a second at a time, up to
@@ -157,8 +168,19 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
         if (warm := getattr(sender, "warm", None)) is not None:
             warm()
     started = time.monotonic()
-    run = Run(db, senders, limiter, clock, lease, started + budget, max_attempts, on_unreachable,
-              max(1, concurrency), started + max(budget, most or 0.0), go_on)
+    run = Run(
+        db,
+        senders,
+        limiter,
+        clock,
+        lease,
+        started + budget,
+        max_attempts,
+        on_unreachable,
+        max(1, concurrency),
+        started + max(budget, most or 0.0),
+        go_on,
+    )
     claimed: list[Row] = []
 
     def more(asked: Sequence[int] | None) -> list[_Chat]:
@@ -179,15 +201,20 @@ def deliver(db: Engine, senders: Mapping[str, Sender], limiter: Limiter, *,
     if first:
         try:
             # (A pass asked for ids fills at once; the outbox sweep's first claim took what was due.)
-            _stream(run, first, partial(more, None) if ids is None or fill else None,
-                    -math.inf if ids is not None else time.monotonic())
+            _stream(
+                run,
+                first,
+                partial(more, None) if ids is None or fill else None,
+                -math.inf if ids is not None else time.monotonic(),
+            )
         except BaseException as e:
             # Hand back what this run reserved and did not send (the compare-and-set leaves the
             # settled ones alone). A row in flight stays so: it may have reached the player, and
             # its lease decides. (Due as of the first claim: the clock itself may be what failed.)
             # (A connection lost is often what stopped the run, and the release may meet one too.)
-            release_retrying(db, [r for r in claimed if r.id not in run.inflight], now,
-                              f"released after {type(e).__name__}: {e}")
+            release_retrying(
+                db, [r for r in claimed if r.id not in run.inflight], now, f"released after {type(e).__name__}: {e}"
+            )
             raise
     if ids is not None:
         _left_behind(db, ids, list(senders), clock(), run.report)
@@ -201,14 +228,21 @@ def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: d
     this process cannot send (no sender: its credentials are not set) are not: the task would come
     back for them every second for ever."""
     with Session(db) as s:
-        rows = s.exec(select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
-            col(Outbox.id).in_(list(ids)), col(Outbox.channel).in_(list(channels)),
-            Outbox.status == "pending")).all()
+        rows = s.exec(
+            select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
+                col(Outbox.id).in_(list(ids)), col(Outbox.channel).in_(list(channels)), Outbox.status == "pending"
+            )
+        ).all()
         if not rows:
             return
-        ahead = s.exec(select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
-            col(Outbox.identity_id).in_({p for _, p, _ in rows}), col(Outbox.id) < max(i or 0 for i, _, _ in rows),
-            Outbox.status == "pending", col(Outbox.not_before) > now)).all()
+        ahead = s.exec(
+            select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
+                col(Outbox.identity_id).in_({p for _, p, _ in rows}),
+                col(Outbox.id) < max(i or 0 for i, _, _ in rows),
+                Outbox.status == "pending",
+                col(Outbox.not_before) > now,
+            )
+        ).all()
     for oid, person, not_before in rows:
         if oid is None or oid in report.deferred:
             continue
@@ -226,8 +260,12 @@ def _stream(run: Run, chats: list[_Chat], more: Callable[[], list[_Chat]] | None
             _land(run, chats)
             chats = [c for c in chats if c.batches and not c.done]
             now = time.monotonic()
-            if run.go_on is not None and now < run.until < run.last and run.until - now <= EXTEND \
-                    and now - asked >= EXTEND / 2:
+            if (
+                run.go_on is not None
+                and now < run.until < run.last
+                and run.until - now <= EXTEND
+                and now - asked >= EXTEND / 2
+            ):
                 asked = now
                 if run.go_on():
                     run.until = min(run.last, run.until + EXTEND)
@@ -235,8 +273,12 @@ def _stream(run: Run, chats: list[_Chat], more: Callable[[], list[_Chat]] | None
                 renew(run.db, [r for c in chats for r in _rows_of(c.batches)], run.lease)
                 renewed = now
             if now <= run.until + OVERRUN:
-                if more is not None and now < run.until and now - refilled >= (REFILL if found else REFILL_EMPTY) \
-                        and sum(c.idle and c.ready_at <= now + AHEAD for c in chats) < run.concurrency:
+                if (
+                    more is not None
+                    and now < run.until
+                    and now - refilled >= (REFILL if found else REFILL_EMPTY)
+                    and sum(c.idle and c.ready_at <= now + AHEAD for c in chats) < run.concurrency
+                ):
                     got = more()
                     found = bool(got)
                     chats += got
@@ -275,8 +317,9 @@ def _book(run: Run, chats: list[_Chat], now: float) -> None:
         send = chat.batches[0]
         first = send.rows[0]
         cost = run.senders[first.channel].cost(send.text)
-        ok, wait_s = run.limiter.reserve(first.channel, chat_kind(first.channel, first.address), first.address,
-                                         cost, within=AHEAD)
+        ok, wait_s = run.limiter.reserve(
+            first.channel, chat_kind(first.channel, first.address), first.address, cost, within=AHEAD
+        )
         if ok:
             chat.slot = time.monotonic() + wait_s
             room -= 1
@@ -319,14 +362,28 @@ def _begin(run: Run, pool: ThreadPoolExecutor, chats: list[_Chat]) -> None:
         run.inflight |= {r.id for r in send.rows}
         first = send.rows[0]
         sender = run.senders[first.channel]
-        rebook = partial(run.limiter.rebook, first.channel, chat_kind(first.channel, first.address),
-                         first.address, sender.cost(send.text))
+        rebook = partial(
+            run.limiter.rebook,
+            first.channel,
+            chat_kind(first.channel, first.address),
+            first.address,
+            sender.cost(send.text),
+        )
         if first.action:  # an act on a chat (mute a Ghost), not a text
-            chat.flying = pool.submit(_at, slot, rebook, perform, sender, first.address, first.action,
-                                      first.text, first.dedup_key)
+            chat.flying = pool.submit(
+                _at, slot, rebook, perform, sender, first.address, first.action, first.text, first.dedup_key
+            )
         else:
-            chat.flying = pool.submit(_at, slot, rebook, sender.send, first.address, send.text,
-                                      buttons=send.buttons, dedup_key=first.dedup_key)
+            chat.flying = pool.submit(
+                _at,
+                slot,
+                rebook,
+                sender.send,
+                first.address,
+                send.text,
+                buttons=send.buttons,
+                dedup_key=first.dedup_key,
+            )
 
 
 def _land(run: Run, chats: list[_Chat]) -> None:
@@ -361,8 +418,9 @@ def in_flight(ids: set[int]) -> None:
     """Rows ``ids`` are in flight, their sends about to go: a seam (tests/reliability kills a worker here)."""
 
 
-def _at(slot: float, rebook: Callable[[], float], call: Callable[..., SendResult], *args: Any,
-        **kwargs: Any) -> SendResult:
+def _at(
+    slot: float, rebook: Callable[[], float], call: Callable[..., SendResult], *args: Any, **kwargs: Any
+) -> SendResult:
     """Make the call at its slot (``time.monotonic()``), which the limiter granted: not before, and
     not more than ``LATE`` after (else at the next free slot ``rebook`` gives)."""
     while True:

@@ -63,8 +63,9 @@ class Limiter(Protocol):
         else charge nothing and return the seconds to wait before trying again. Never blocks."""
         ...
 
-    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
-                within: float = 0.0) -> tuple[bool, float]:
+    def reserve(
+        self, channel: str, chat_kind: str, address: str, cost: int = 1, within: float = 0.0
+    ) -> tuple[bool, float]:
         """Like `try_acquire`, but a send may also be granted a slot up to `within` seconds from now:
         (True, seconds until the slot) with the slot charged, or (False, seconds to wait before
         asking again) with nothing charged. The caller sends at the slot, not before."""
@@ -93,8 +94,9 @@ class _Base:
         granted, wait = self.reserve(channel, chat_kind, address, cost)
         return 0.0 if granted else wait
 
-    def reserve(self, channel: str, chat_kind: str, address: str, cost: int = 1,
-                within: float = 0.0) -> tuple[bool, float]:
+    def reserve(
+        self, channel: str, chat_kind: str, address: str, cost: int = 1, within: float = 0.0
+    ) -> tuple[bool, float]:
         return self._book(self._rules(channel, chat_kind, address), cost, within)
 
     def rebook(self, channel: str, chat_kind: str, address: str, cost: int = 1) -> float:
@@ -104,20 +106,21 @@ class _Base:
         """Charge every rule or none (see `gcra`): (granted, seconds)."""
         raise NotImplementedError
 
-    def _rules(self, channel: str, chat_kind: str, address: str,
-               channel_only: bool = False) -> list[tuple[str, Rate]]:
+    def _rules(self, channel: str, chat_kind: str, address: str, channel_only: bool = False) -> list[tuple[str, Rate]]:
         rules = self.policy.get((channel, chat_kind))
         if rules is None:
             raise ValueError(f"no rate limits for channel {channel!r} and chat kind {chat_kind!r}")
         owner = self.channel_ids.get(channel, "default")
         return [
             (f"{channel}:{owner}" if r.scope == "channel" else f"{channel}:{owner}:{address}", r.rate)
-            for r in rules if r.scope == "channel" or not channel_only
+            for r in rules
+            if r.scope == "channel" or not channel_only
         ]
 
 
-def gcra(tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: int,
-         within: float = 0.0) -> tuple[float, list[float]]:
+def gcra(
+    tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: int, within: float = 0.0
+) -> tuple[float, list[float]]:
     """The decision for one send: (seconds to wait, new theoretical arrival times). New times mean
     allowed, at `now` plus the wait (at most `within` seconds from now), and they should be stored;
     no new times: refused, nothing changes, ask again after the wait. A cost above the burst is
@@ -131,8 +134,9 @@ def gcra(tats: Sequence[float | None], rates: Sequence[Rate], now: float, cost: 
         return wait - within, []
     wait = max(0.0, wait) if wait > 1e-9 else 0.0
     at = now + wait  # the slot: every limit is charged from it
-    return wait, [(at if tat is None else max(tat, at)) + cost * rate.interval
-                  for tat, rate in zip(tats, rates, strict=True)]
+    return wait, [
+        (at if tat is None else max(tat, at)) + cost * rate.interval for tat, rate in zip(tats, rates, strict=True)
+    ]
 
 
 class MemoryLimiter(_Base):

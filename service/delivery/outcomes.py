@@ -67,7 +67,7 @@ def record(run: Run, result: SendResult, send: Send, behind: list[Row], kind: st
             failed(run, rows, f"{GAVE_UP} after {first.token} attempts: {result.error or 'transient'}")
             release(db, behind, now)
             return False
-        seconds = min(3600.0, 5.0 * 2 ** first.token)
+        seconds = min(3600.0, 5.0 * 2**first.token)
         release(db, rows, now + timedelta(seconds=seconds), result.error or "transient", spend=True)
         release(db, behind, now + timedelta(seconds=seconds))
         report.deferred.update({r.id: seconds for r in rows + behind})
@@ -101,5 +101,12 @@ def failed(run: Run, rows: list[Row], why: str) -> None:
     run.report.failed += len(rows)
     run.report.lost += [r.id for r in rows]
     for r in rows:
-        log.error("outbox.failed", id=r.id, key=r.dedup_key, channel=r.channel, game=r.game_id,
-                  chars=len(r.text), error=why[:300])
+        log.error(
+            "outbox.failed",
+            id=r.id,
+            key=r.dedup_key,
+            channel=r.channel,
+            game=r.game_id,
+            chars=len(r.text),
+            error=why[:300],
+        )

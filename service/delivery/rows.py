@@ -57,41 +57,65 @@ def keyboard(raw: Any) -> Keyboard | None:
         return None
 
 
-def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[int] | None = None,
-          limit: int = 200, lease: float = 60) -> list[Row]:
+def claim(
+    db: Engine,
+    now: datetime,
+    channels: Sequence[str],
+    *,
+    ids: Sequence[int] | None = None,
+    limit: int = 200,
+    lease: float = 60,
+) -> list[Row]:
     """Reserve due rows for sending (see the module docstring), oldest first: for each chat, its
     rows from the first one not yet sent on, in order, up to the first that cannot go now. With
     ``ids``: everything due for the chats those rows are for, so that what queued up for a chat
     goes together (a group's texts merged) and a row asked for by a later task never overtakes
     an earlier one that is due but was not asked for."""
     wall = utcnow()
-    waiting = or_(and_(col(Outbox.status) == "pending", col(Outbox.not_before) > now),
-                  and_(col(Outbox.status) == "sending", col(Outbox.not_before) > wall))
-    due = or_(and_(col(Outbox.status) == "pending", col(Outbox.not_before) <= now),
-              and_(col(Outbox.status) == "sending", col(Outbox.not_before) <= wall))
+    waiting = or_(
+        and_(col(Outbox.status) == "pending", col(Outbox.not_before) > now),
+        and_(col(Outbox.status) == "sending", col(Outbox.not_before) > wall),
+    )
+    due = or_(
+        and_(col(Outbox.status) == "pending", col(Outbox.not_before) <= now),
+        and_(col(Outbox.status) == "sending", col(Outbox.not_before) <= wall),
+    )
     # Which rows can go, in one pass over the unsent rows in each reader's order (a window, not a
     # join): a due row goes unless an earlier unsent row of its reader waits. As a correlated NOT
     # EXISTS, the planner's choice decided the cost, and on stale statistics (a backlog that grew
     # faster than ANALYZE ran) it checked each due row against every waiting row: 6 s a claim
     # with 5,000 rows pending, the worker's pool spent in that query and the closes behind it late.
     behind = func.max(case((waiting, 1), else_=0)).over(
-        partition_by=col(Outbox.identity_id), order_by=col(Outbox.id), rows=(None, -1))
-    unsent: Any = select(col(Outbox.id).label("id"), col(Outbox.channel).label("channel"),
-                    case((due, 1), else_=0).label("due"), behind.label("behind")).where(
-        col(Outbox.status).in_(("pending", "sending")))
+        partition_by=col(Outbox.identity_id), order_by=col(Outbox.id), rows=(None, -1)
+    )
+    unsent: Any = select(
+        col(Outbox.id).label("id"),
+        col(Outbox.channel).label("channel"),
+        case((due, 1), else_=0).label("due"),
+        behind.label("behind"),
+    ).where(col(Outbox.status).in_(("pending", "sending")))
     if ids is not None:
-        unsent = unsent.where(col(Outbox.identity_id).in_(
-            select(Outbox.identity_id).where(col(Outbox.id).in_(list(ids)))))
+        unsent = unsent.where(
+            col(Outbox.identity_id).in_(select(Outbox.identity_id).where(col(Outbox.id).in_(list(ids))))
+        )
     u = unsent.subquery()
-    ready = (select(u.c.id).where(u.c.due == 1, u.c.channel.in_(list(channels)), func.coalesce(u.c.behind, 0) == 0)
-             .order_by(u.c.id).limit(limit))
+    ready = (
+        select(u.c.id)
+        .where(u.c.due == 1, u.c.channel.in_(list(channels)), func.coalesce(u.c.behind, 0) == 0)
+        .order_by(u.c.id)
+        .limit(limit)
+    )
     out: list[Row] = []
     with transaction(db) as s:
         first = [int(i) for i in s.execute(ready).scalars()]
         # Locked by id, due again (another worker may have claimed some since): the rows it holds
         # locked are skipped, and ``_in_turn`` keeps each reader's rows without a gap.
-        stmt = (select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                .where(col(Outbox.id).in_(first), due).order_by(col(Outbox.id)))
+        stmt = (
+            select(Outbox, Identity)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .where(col(Outbox.id).in_(first), due)
+            .order_by(col(Outbox.id))
+        )
         if not is_sqlite(str(db.url)):
             stmt = stmt.with_for_update(skip_locked=True, of=Outbox)
         found = s.exec(stmt).all() if first else []
@@ -117,9 +141,21 @@ def claim(db: Engine, now: datetime, channels: Sequence[str], *, ids: Sequence[i
             row.status, row.attempts = "sending", row.attempts + 1
             row.not_before, row.sent_at = wall + timedelta(seconds=lease), None
             s.add(row)
-            out.append(Row(row.id, row.attempts, row.identity_id, row.channel, person.address, row.text,
-                           keyboard(getattr(row, "buttons", None)), row.dedup_key, row.game_id, row.action,
-                           row.parts_sent))
+            out.append(
+                Row(
+                    row.id,
+                    row.attempts,
+                    row.identity_id,
+                    row.channel,
+                    person.address,
+                    row.text,
+                    keyboard(getattr(row, "buttons", None)),
+                    row.dedup_key,
+                    row.game_id,
+                    row.action,
+                    row.parts_sent,
+                )
+            )
     if out:
         log.debug("outbox.claimed", rows=[(r.id, r.token) for r in out])
     return out
@@ -133,9 +169,15 @@ def _in_turn(found: Sequence[Outbox], s: Session) -> set[int]:
     if not found:
         return set()
     last = max(r.id or 0 for r in found)
-    unsent = s.execute(select(Outbox.identity_id, Outbox.id).where(
-        col(Outbox.identity_id).in_({r.identity_id for r in found}), col(Outbox.id) <= last,
-        col(Outbox.status).in_(("pending", "sending"))).order_by(col(Outbox.id))).all()
+    unsent = s.execute(
+        select(Outbox.identity_id, Outbox.id)
+        .where(
+            col(Outbox.identity_id).in_({r.identity_id for r in found}),
+            col(Outbox.id) <= last,
+            col(Outbox.status).in_(("pending", "sending")),
+        )
+        .order_by(col(Outbox.id))
+    ).all()
     queues: dict[int, list[int]] = {}
     for identity_id, oid in unsent:
         queues.setdefault(int(identity_id), []).append(int(oid))
@@ -159,9 +201,12 @@ def begin(db: Engine, rows: Sequence[Row], lease: float = 60) -> set[int]:
         return set()
     wall = utcnow()
     with transaction(db) as s:
-        result = s.execute(update(Outbox).where(
-            ours(rows), col(Outbox.sent_at).is_(None)).values(
-            sent_at=wall, not_before=wall + timedelta(seconds=lease)).returning(col(Outbox.id)))
+        result = s.execute(
+            update(Outbox)
+            .where(ours(rows), col(Outbox.sent_at).is_(None))
+            .values(sent_at=wall, not_before=wall + timedelta(seconds=lease))
+            .returning(col(Outbox.id))
+        )
         mine = {int(i) for i in result.scalars()}
     if len(mine) < len(rows):
         log.info("outbox.overtaken", ids=sorted(r.id for r in rows if r.id not in mine))
@@ -178,8 +223,10 @@ def renew(db: Engine, rows: Sequence[Row], lease: float) -> None:
 
 def ours(rows: Sequence[Row]) -> Any:
     """Rows still as this worker's claim left them: the compare-and-set on (status, attempts)."""
-    return and_(col(Outbox.status) == "sending",
-                tuple_(col(Outbox.id), col(Outbox.attempts)).in_([(r.id, r.token) for r in rows]))
+    return and_(
+        col(Outbox.status) == "sending",
+        tuple_(col(Outbox.id), col(Outbox.attempts)).in_([(r.id, r.token) for r in rows]),
+    )
 
 
 def settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
@@ -189,8 +236,7 @@ def settle(db: Engine, rows: Sequence[Row], **values: Any) -> None:
             s.execute(update(Outbox).where(ours(rows)).values(**values))
 
 
-def release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None = None,
-             spend: bool = False) -> None:
+def release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None = None, spend: bool = False) -> None:
     """Back to pending until ``when``. A deferral is not an attempt (``spend`` False gives it back)."""
     if not rows:
         return
@@ -211,9 +257,16 @@ def hold_back(db: Engine, held: Sequence[tuple[Sequence[Row], datetime]]) -> Non
         return
     rows = [r for chat, _ in held for r in chat]
     with transaction(db) as s:
-        s.execute(update(Outbox).where(ours(rows)).values(
-            status="pending", sent_at=None, attempts=col(Outbox.attempts) - 1,
-            not_before=case(when, value=col(Outbox.id))))
+        s.execute(
+            update(Outbox)
+            .where(ours(rows))
+            .values(
+                status="pending",
+                sent_at=None,
+                attempts=col(Outbox.attempts) - 1,
+                not_before=case(when, value=col(Outbox.id)),
+            )
+        )
 
 
 def release_retrying(db: Engine, rows: Sequence[Row], when: datetime, error: str, tries: int = 6) -> None:
@@ -240,12 +293,17 @@ def unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str)
             else:
                 person.unreachable = True
             s.add(person)
-        rows = s.exec(select(Outbox).where(Outbox.identity_id == person_id,
-                                           col(Outbox.status).in_(("pending", "sending", "held")))).all()
+        rows = s.exec(
+            select(Outbox).where(
+                Outbox.identity_id == person_id, col(Outbox.status).in_(("pending", "sending", "held"))
+            )
+        ).all()
         games = sorted({r.game_id for r in rows if r.game_id is not None})
-        s.execute(update(Outbox).where(col(Outbox.identity_id) == person_id,
-                                       col(Outbox.status).in_(("pending", "sending", "held")))
-                  .values(status="failed", last_error=f"{reason.value}: {error}"[:2000]))
+        s.execute(
+            update(Outbox)
+            .where(col(Outbox.identity_id) == person_id, col(Outbox.status).in_(("pending", "sending", "held")))
+            .values(status="failed", last_error=f"{reason.value}: {error}"[:2000])
+        )
     return games
 
 
@@ -262,8 +320,11 @@ def move_address(db: Engine, identity_id: int, address: str) -> None:
 
 def pending_count(db: Engine) -> int:
     with Session(db) as s:
-        return len(s.exec(select(Outbox.id).where(or_(col(Outbox.status) == "pending",
-                                                      and_(col(Outbox.status) == "sending")))).all())
+        return len(
+            s.exec(
+                select(Outbox.id).where(or_(col(Outbox.status) == "pending", and_(col(Outbox.status) == "sending")))
+            ).all()
+        )
 
 
 @dataclass

@@ -33,8 +33,9 @@ def make_policy(settings: Settings | None = None) -> Policy:
     them (None: the settings' defaults, whatever the environment says). Each channel keeps its
     limits inside its platform's with room to spare (``service.channels.telegram``'s rules say why)."""
     cfg = settings if settings is not None else Settings.model_construct()
-    return {(channel.name, kind): list(rules) for channel in CHANNELS.values()
-            for kind, rules in channel.rules(cfg).items()}
+    return {
+        (channel.name, kind): list(rules) for channel in CHANNELS.values() for kind, rules in channel.rules(cfg).items()
+    }
 
 
 DEFAULT_POLICY = make_policy()
@@ -54,6 +55,10 @@ def make_delivery(settings: Settings, *, policy: Policy | None = None) -> Delive
             off[channel.name] = out.off
         else:
             senders[channel.name], budgets[channel.name] = out.sender, out.budget
-    limiter = make_limiter(settings.REDIS_URL, policy or make_policy(settings), channel_ids=budgets,
-                           redis_options=redis_tls_options(settings.REDIS_URL))
+    limiter = make_limiter(
+        settings.REDIS_URL,
+        policy or make_policy(settings),
+        channel_ids=budgets,
+        redis_options=redis_tls_options(settings.REDIS_URL),
+    )
     return Delivery(senders, limiter, off)

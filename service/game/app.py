@@ -49,8 +49,9 @@ AfterCommit = Callable[[Sequence[int]], None]
 
 #: Who wrote (built once: see ``service.store.db``).
 _IDENTITY = select(Identity).where(Identity.channel == bindparam("channel"), Identity.address == bindparam("address"))
-_IDENTITIES = select(Identity).where(Identity.channel == bindparam("channel"),
-                                     col(Identity.address).in_(bindparam("addresses", expanding=True)))
+_IDENTITIES = select(Identity).where(
+    Identity.channel == bindparam("channel"), col(Identity.address).in_(bindparam("addresses", expanding=True))
+)
 BATCH_LOCK_WAIT = "200ms"
 """How long a batch waits for a game another transaction holds before it gives up and runs its
 commands one by one (``Service._run_together``)."""
@@ -65,9 +66,14 @@ class _Repeat(Exception):
 
 
 class Service:
-    def __init__(self, settings: Settings | None = None, db: Engine | None = None,
-                 clock: Callable[[], datetime] = utcnow, after_commit: AfterCommit = _noop,
-                 random_bits: Callable[[int], int] = secrets.randbits) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        db: Engine | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        after_commit: AfterCommit = _noop,
+        random_bits: Callable[[int], int] = secrets.randbits,
+    ) -> None:
         self.settings = settings or get_settings()
         self.random_bits = random_bits
         """Where game seeds come from: a secure source, unless a test wants its games reproducible."""
@@ -119,14 +125,37 @@ class Service:
             return []
 
     # -- what channels call ----------------------------------------------------------------------------
-    def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
-                       display_name: str | None = None, *, chat: str | None = None,
-                       resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]:
+    def handle_inbound(
+        self,
+        channel: str,
+        address: str,
+        external_id: str,
+        text: str,
+        display_name: str | None = None,
+        *,
+        chat: str | None = None,
+        resubscribe: bool = True,
+        stop: bool = False,
+        overheard: bool = False,
+    ) -> list[str]:
         """Act on one message once (``Incoming`` says what each argument means). Returns the
         replies to its sender (already in the outbox: a channel must not send them itself). A
         repeat delivery returns [] and changes nothing."""
-        return self._act(self._inbound(Incoming(channel, address, external_id, text, display_name, chat=chat,
-                                                resubscribe=resubscribe, stop=stop, overheard=overheard)))
+        return self._act(
+            self._inbound(
+                Incoming(
+                    channel,
+                    address,
+                    external_id,
+                    text,
+                    display_name,
+                    chat=chat,
+                    resubscribe=resubscribe,
+                    stop=stop,
+                    overheard=overheard,
+                )
+            )
+        )
 
     def handle_inbound_many(self, messages: Sequence[Incoming]) -> list[list[str] | Exception]:
         """Act on each message once, all of them in one transaction when they can be (group commit:
@@ -152,9 +181,11 @@ class Service:
                 out.append(e)
         return out
 
-    def _run_together(self, messages: Sequence[Incoming],
-                      works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
-                      ) -> list[list[str] | Exception]:
+    def _run_together(
+        self,
+        messages: Sequence[Incoming],
+        works: Sequence[Callable[[Session, datetime], tuple[list[str], Ctx | None]]],
+    ) -> list[list[str] | Exception]:
         results: list[list[str] | Exception] = []
         ctxs: list[Ctx] = []
         with transaction(self.db) as session:
@@ -247,15 +278,21 @@ class Service:
 
         def work(session: Session, now: datetime) -> tuple[list[str], Ctx | None]:
             if overheard:
-                if session.exec(select(Inbound.id).where(Inbound.channel == channel,
-                                                         Inbound.external_id == external_id)).first():
+                if session.exec(
+                    select(Inbound.id).where(Inbound.channel == channel, Inbound.external_id == external_id)
+                ).first():
                     return [], None
                 return [], self._overheard(session, now, channel, address, external_id, text, chat or "")
             identity = self._identity(session, channel, address)
             newcomer = identity is None
             if identity is None:
-                identity = Identity(channel=channel, address=address, display_name=display_name,
-                                    language=self.settings.DEFAULT_LANGUAGE, created_at=now)
+                identity = Identity(
+                    channel=channel,
+                    address=address,
+                    display_name=display_name,
+                    language=self.settings.DEFAULT_LANGUAGE,
+                    created_at=now,
+                )
                 self._new_identity(session, identity)
             group = self._group(session, channel, chat, now) if chat is not None else None
             made = [x for x in (identity if newcomer else None, group) if x is not None and x.id is None]
@@ -264,9 +301,16 @@ class Service:
             # Logged first thing: the inbound log's unique key is what makes a message act once. Before
             # this nothing is changed but who wrote (or the group) being created, which a repeat takes
             # back: in a batch there is no savepoint to roll back to (handle_inbound_many).
-            inbound_id = insert_new(session, Inbound, ("channel", "external_id"), channel=channel,
-                                    external_id=external_id, identity_id=identity.id, text=text[:4000],
-                                    received_at=now)
+            inbound_id = insert_new(
+                session,
+                Inbound,
+                ("channel", "external_id"),
+                channel=channel,
+                external_id=external_id,
+                identity_id=identity.id,
+                text=text[:4000],
+                received_at=now,
+            )
             if inbound_id is None:  # a repeat delivery (or one being acted on right now): keep nothing of it
                 self._forget(session, made)
                 raise _Repeat
@@ -282,8 +326,7 @@ class Service:
             if display_name and not identity.display_name:
                 identity.display_name = display_name[:64]
             hear_language(identity, text, language)  # a newcomer's words, or his app's, tell his language
-            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group,
-                      tap=m.tap)
+            ctx = Ctx(session, self, now, identity, inbound_id, newcomer=newcomer, chat=group, tap=m.tap)
             if stop:
                 session.add(identity)
                 return [], ctx
@@ -296,34 +339,47 @@ class Service:
             if group is not None and identity.id in ctx.unreached:
                 # Said in a group by someone the bot cannot write to: tell him there how to fix it.
                 name = identity.display_name or "?"
-                ctx.send(group, "svc.tg.open_bot", t(group.language, "svc.tg.open_bot", name=name,
-                                                      link=ctx.bot_link(group.channel)), f"in{inbound_id}:open")
+                ctx.send(
+                    group,
+                    "svc.tg.open_bot",
+                    t(group.language, "svc.tg.open_bot", name=name, link=ctx.bot_link(group.channel)),
+                    f"in{inbound_id}:open",
+                )
             session.add(identity)
             return ctx.replies, ctx
 
         return work
 
-    def _overheard(self, session: Session, now: datetime, channel: str, address: str, external_id: str,
-                   text: str, chat: str) -> Ctx | None:
+    def _overheard(
+        self, session: Session, now: datetime, channel: str, address: str, external_id: str, text: str, chat: str
+    ) -> Ctx | None:
         """Plain talk in a group: relayed as talk in the game played there, by someone who plays in
         it; anyone else's chatter is neither stored nor answered (a group is not a conversation
         with the bot), and creates no identity."""
         person, group = self._identity(session, channel, address), self._identity(session, channel, chat)
         if person is None or group is None:
             return None
-        game = session.exec(select(Game).where(Game.group_id == group.id, col(Game.status).in_(ACTIVE))
-                            .order_by(col(Game.id).desc())).first()
+        game = session.exec(
+            select(Game).where(Game.group_id == group.id, col(Game.status).in_(ACTIVE)).order_by(col(Game.id).desc())
+        ).first()
         if game is None or game.id is None:
             return None
-        plays = session.exec(select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id,
-                                                   Seat.status == "joined")).first()
+        plays = session.exec(
+            select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id, Seat.status == "joined")
+        ).first()
         if plays is None and game.host_id != person.id:  # chatter of others: no lock taken for it
             return None
         locked = lock_game(session, game.id)
         if locked is None:
             return None
-        inbound = Inbound(channel=channel, external_id=external_id, identity_id=person.id, game_id=game.id,
-                          text=text[:4000], received_at=now)
+        inbound = Inbound(
+            channel=channel,
+            external_id=external_id,
+            identity_id=person.id,
+            game_id=game.id,
+            text=text[:4000],
+            received_at=now,
+        )
         session.add(inbound)
         session.flush()
         ctx = Ctx(session, self, now, person, inbound.id, chat=group)
@@ -362,10 +418,16 @@ class Service:
         soonest first. Only running, unpaused games have a deadline, so the deadline index finds
         exactly these."""
         with Session(self.db) as session:
-            stmt = (select(Game.id, Game.phase_no, Game.deadline).where(
-                col(Game.deadline).is_not(None), col(Game.deadline) <= until,
-                col(Game.status) == "running", col(Game.paused).is_(False))
-                .order_by(col(Game.deadline)))
+            stmt = (
+                select(Game.id, Game.phase_no, Game.deadline)
+                .where(
+                    col(Game.deadline).is_not(None),
+                    col(Game.deadline) <= until,
+                    col(Game.status) == "running",
+                    col(Game.paused).is_(False),
+                )
+                .order_by(col(Game.deadline))
+            )
             rows = session.exec(stmt.limit(limit) if limit else stmt).all()
         return [(int(i), int(n), d) for i, n, d in rows if i is not None and d is not None]
 
@@ -376,13 +438,23 @@ class Service:
 
         def work(session: Session, now: datetime) -> tuple[bool, Ctx | None]:
             if skip_locked and not is_sqlite(str(self.db.url)):
-                game = session.exec(select(Game).where(Game.id == game_id)
-                                    .with_for_update(skip_locked=True)
-                                    .execution_options(populate_existing=True)).first()
+                game = session.exec(
+                    select(Game)
+                    .where(Game.id == game_id)
+                    .with_for_update(skip_locked=True)
+                    .execution_options(populate_existing=True)
+                ).first()
             else:
                 game = lock_game(session, game_id)
-            if (game is None or game.status != "running" or game.paused or game.phase_no != phase_no
-                    or game.deadline is None or game.deadline > now or game.state is None):
+            if (
+                game is None
+                or game.status != "running"
+                or game.paused
+                or game.phase_no != phase_no
+                or game.deadline is None
+                or game.deadline > now
+                or game.state is None
+            ):
                 return False, None
             ctx = Ctx(session, self, now)
             room = Room(ctx, game)

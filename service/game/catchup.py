@@ -59,9 +59,17 @@ def welcome_back(ctx: Ctx) -> bool:
 def _has_card(ctx: Ctx, room: Room) -> bool:
     """Whether a text telling him his card in this game was ever written to him (and not given up)."""
     assert ctx.identity is not None
-    return ctx.session.exec(select(Outbox.id).where(
-        Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, col(Outbox.key).in_(CARD_KEYS),
-        col(Outbox.status).not_in(("failed", "missed")))).first() is not None
+    return (
+        ctx.session.exec(
+            select(Outbox.id).where(
+                Outbox.identity_id == ctx.identity.id,
+                Outbox.game_id == room.id,
+                col(Outbox.key).in_(CARD_KEYS),
+                col(Outbox.status).not_in(("failed", "missed")),
+            )
+        ).first()
+        is not None
+    )
 
 
 #: What he missed that a catch-up tells: the deaths of a dawn and of a ballot, a return from the dead.
@@ -72,8 +80,11 @@ def _missed(ctx: Ctx, room: Room) -> None:
     """What was told while he was away (the rows written ``missed``): the deaths and returns, and
     the nominations so far, in one text. Those rows are then his no more to tell (``merged``)."""
     assert ctx.identity is not None and room.state is not None
-    query = select(Outbox).where(Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id,
-                                 Outbox.status == "missed").order_by(col(Outbox.id))
+    query = (
+        select(Outbox)
+        .where(Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, Outbox.status == "missed")
+        .order_by(col(Outbox.id))
+    )
     with unit_of(ctx.session).reading(Outbox, staged=lambda o: o.status == "missed"):
         rows = list(ctx.session.exec(query))
     for row in rows:
@@ -94,8 +105,10 @@ def _card(ctx: Ctx, room: Room, name: str) -> None:
     info = room.info(ctx.identity)
     view = engine.view(room.state, name)
     if reader.sms:
-        facts = [render.event_text(str(f["key"]), {k: v for k, v in f.items() if k != "key"}, reader, info)
-                 for f in view.get("knowledge", ())]
+        facts = [
+            render.event_text(str(f["key"]), {k: v for k, v in f.items() if k != "key"}, reader, info)
+            for f in view.get("knowledge", ())
+        ]
         if not view.get("alive", True):
             facts.append(t(reader.lang, render.sms_key("svc.role.ghost", reader.sms)))
         card = " ".join(facts) or player_texts.role_text(view, reader, info)
@@ -116,8 +129,10 @@ def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
     data = {"night": pv.get("night"), "day": pv.get("day"), "suspects": list(pv.get("suspects", ()))}
     actions = [a.text() for a in engine.legal_actions(room.state, seat.name)]
     reader = replace(room.reader(ctx.identity, seat), acts=bool(actions))
-    lines = [("#" + room.game.code + " " if several else "")
-             + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))]
+    lines = [
+        ("#" + room.game.code + " " if several else "")
+        + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))
+    ]
     if actions:
         listed = choices.options(actions, reader.lang, sms=True, seats=room.names())[0]
         lines.append(t(reader.lang, "sms.svc.options", options=listed))

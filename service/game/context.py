@@ -56,8 +56,17 @@ class Ctx:
     def lang(self) -> str:
         return self.identity.language if self.identity else self.svc.settings.DEFAULT_LANGUAGE
 
-    def send(self, person: Identity, key: str, text: str, dedup: str, game_id: int | None = None,
-             hold: bool = False, buttons: Buttons | None = None, said: bool = False) -> None:
+    def send(
+        self,
+        person: Identity,
+        key: str,
+        text: str,
+        dedup: str,
+        game_id: int | None = None,
+        hold: bool = False,
+        buttons: Buttons | None = None,
+        said: bool = False,
+    ) -> None:
         """Write one message to the outbox (in this transaction; the worker sends it after commit).
         ``hold``: kept back (``held``) until the game's next phase folds it into a summary.
         ``said``: written as ``merged`` and never sent alone, since another text this command
@@ -73,9 +82,18 @@ class Ctx:
             self.unreached.add(person.id)
             return
         status = "held" if hold else "merged" if said else "missed" if away else "pending"
-        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=key, text=way.fold(text),
-                     status=status, not_before=self.now, dedup_key=dedup, created_at=self.now,
-                     buttons=buttons if buttons and way.buttons and not away else None)
+        row = Letter(
+            identity_id=person.id,
+            channel=person.channel,
+            game_id=game_id,
+            key=key,
+            text=way.fold(text),
+            status=status,
+            not_before=self.now,
+            dedup_key=dedup,
+            created_at=self.now,
+            buttons=buttons if buttons and way.buttons and not away else None,
+        )
         self._write(row)
 
     def _write(self, row: Letter) -> None:
@@ -88,20 +106,45 @@ class Ctx:
         sent by the worker like a message, through the sender's ``act``."""
         if person.id is None or not channel(person.channel).acts:
             return
-        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{action}",
-                     text=chat, action=action, not_before=self.now, dedup_key=dedup, created_at=self.now)
+        row = Letter(
+            identity_id=person.id,
+            channel=person.channel,
+            game_id=game_id,
+            key=f"act.{action}",
+            text=chat,
+            action=action,
+            not_before=self.now,
+            dedup_key=dedup,
+            created_at=self.now,
+        )
         self._write(row)
 
-    def show_buttons(self, person: Identity, tap: Tap, buttons: Buttons | None, dedup: str,
-                     game_id: int | None = None) -> None:
+    def show_buttons(
+        self, person: Identity, tap: Tap, buttons: Buttons | None, dedup: str, game_id: int | None = None
+    ) -> None:
         """Replace the keyboard under the message ``tap`` was made on (None: take it away), through
         the outbox like a message, so it is rate limited and retried (the sender's ``act``)."""
-        if (person.id is None or not channel(person.channel).buttons or person.opted_out or person.unreachable
-                or tap.chat is None or tap.message_id is None):
+        if (
+            person.id is None
+            or not channel(person.channel).buttons
+            or person.opted_out
+            or person.unreachable
+            or tap.chat is None
+            or tap.message_id is None
+        ):
             return
         where = json.dumps({"chat": tap.chat, "message_id": tap.message_id, "buttons": buttons or []})
-        row = Letter(identity_id=person.id, channel=person.channel, game_id=game_id, key=f"act.{KEYBOARD}",
-                     text=where, action=KEYBOARD, not_before=self.now, dedup_key=dedup, created_at=self.now)
+        row = Letter(
+            identity_id=person.id,
+            channel=person.channel,
+            game_id=game_id,
+            key=f"act.{KEYBOARD}",
+            text=where,
+            action=KEYBOARD,
+            not_before=self.now,
+            dedup_key=dedup,
+            created_at=self.now,
+        )
         self._write(row)
 
     def merge_texts(self) -> None:
@@ -129,10 +172,16 @@ class Ctx:
                 for part in parts:
                     part.status = "merged"  # staged or written: either way this is what is kept
                 name = parts[0].channel
-                merged = Letter(identity_id=parts[0].identity_id, channel=name,
-                                game_id=next((p.game_id for p in parts if p.game_id is not None), None),
-                                key=f"{name}.merged", text="\n".join(p.text for p in parts), not_before=self.now,
-                                dedup_key=f"{parts[0].dedup_key[:120]}:{name}", created_at=self.now)
+                merged = Letter(
+                    identity_id=parts[0].identity_id,
+                    channel=name,
+                    game_id=next((p.game_id for p in parts if p.game_id is not None), None),
+                    key=f"{name}.merged",
+                    text="\n".join(p.text for p in parts),
+                    not_before=self.now,
+                    dedup_key=f"{parts[0].dedup_key[:120]}:{name}",
+                    created_at=self.now,
+                )
                 self._write(merged)
 
     def _behind(self, row: Letter) -> None:
@@ -142,13 +191,28 @@ class Ctx:
         if unit_of(self.session).put_last(row):
             return
         row.status = "merged"
-        copy = Letter(identity_id=row.identity_id, channel=row.channel, game_id=row.game_id, key=row.key,
-                      text=row.text, not_before=self.now, dedup_key=f"{row.dedup_key[:120]}:{row.channel}",
-                      created_at=self.now)
+        copy = Letter(
+            identity_id=row.identity_id,
+            channel=row.channel,
+            game_id=row.game_id,
+            key=row.key,
+            text=row.text,
+            not_before=self.now,
+            dedup_key=f"{row.dedup_key[:120]}:{row.channel}",
+            created_at=self.now,
+        )
         self._write(copy)
 
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
+    def keyboard(
+        self,
+        actions: Sequence[str],
+        code: str,
+        lang: str,
+        *,
+        phase: int,
+        seats: Sequence[str],
+        chosen: str | None = None,
+    ) -> Buttons | None:
         """The choices ``actions`` as buttons under a reply to him, where his channel has buttons."""
         if self.identity is None:
             return None

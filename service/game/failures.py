@@ -37,8 +37,14 @@ from service.texts.i18n import t
 def tell_hosts_lost(svc: Service, row_ids: Iterable[int]) -> None:
     """Tell the hosts of each game concerned that these failed rows did not reach their reader."""
     with Session(svc.db) as s:
-        rows = s.exec(select(Outbox).where(col(Outbox.id).in_(list(row_ids)), Outbox.status == "failed",
-                                           col(Outbox.game_id).is_not(None), col(Outbox.action).is_(None))).all()
+        rows = s.exec(
+            select(Outbox).where(
+                col(Outbox.id).in_(list(row_ids)),
+                Outbox.status == "failed",
+                col(Outbox.game_id).is_not(None),
+                col(Outbox.action).is_(None),
+            )
+        ).all()
     by_game: dict[int, list[Outbox]] = {}
     for row in rows:
         if row.game_id is not None:
@@ -59,8 +65,11 @@ def _tell(svc: Service, session: Session, now: datetime, *, game_id: int, row: O
     room = Room(ctx, game)
     group = room.group()
     seat = room.seat_of(row.identity_id)
-    if seat is None and (group is None or group.id != row.identity_id) and row.identity_id not in \
-            {h.id for h in hosts(room)}:
+    if (
+        seat is None
+        and (group is None or group.id != row.identity_id)
+        and row.identity_id not in {h.id for h in hosts(room)}
+    ):
         return None, None  # not one of this game's readers any more
     reason = "gave_up" if (row.last_error or "").startswith(GAVE_UP) else "rejected"
     for host in hosts(room):
@@ -97,8 +106,13 @@ def _mute_refused(svc: Service, session: Session, now: datetime, *, game_id: int
     ctx = Ctx(session, svc, now)
     room = Room(ctx, game)
     for host in hosts(room):
-        ctx.send(host, "svc.mute.refused", t(host.language, "svc.mute.refused", code=game.code),
-                 f"g{game_id}:mute_refused:v{game.version}:i{host.id}", game_id=game_id)
+        ctx.send(
+            host,
+            "svc.mute.refused",
+            t(host.language, "svc.mute.refused", code=game.code),
+            f"g{game_id}:mute_refused:v{game.version}:i{host.id}",
+            game_id=game_id,
+        )
     return None, ctx
 
 
@@ -125,9 +139,15 @@ def recent(db: Engine, limit: int = 20) -> list[Lost]:
     """The texts that failed for good, newest first (readers who blocked the bot or texted STOP
     included: their rows fail too, with the reason)."""
     with Session(db) as s:
-        found = s.exec(select(Outbox, Identity, Game.code)
-                       .join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                       .join(Game, col(Game.id) == col(Outbox.game_id), isouter=True)
-                       .where(Outbox.status == "failed").order_by(col(Outbox.id).desc()).limit(limit)).all()
-    return [Lost(r.id or 0, r.sent_at or r.created_at, code, r.channel, p.address, r.key, len(r.text),
-                 r.last_error or "") for r, p, code in found]
+        found = s.exec(
+            select(Outbox, Identity, Game.code)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .join(Game, col(Game.id) == col(Outbox.game_id), isouter=True)
+            .where(Outbox.status == "failed")
+            .order_by(col(Outbox.id).desc())
+            .limit(limit)
+        ).all()
+    return [
+        Lost(r.id or 0, r.sent_at or r.created_at, code, r.channel, p.address, r.key, len(r.text), r.last_error or "")
+        for r, p, code in found
+    ]

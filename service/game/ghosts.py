@@ -73,8 +73,11 @@ def last_acts(room: Table) -> dict[int, tuple[str, str]]:
     """The last mute or unmute written for each person in this game: (action, outbox status)."""
     s = room.ctx.session
     with unit_of(s).reading(Outbox, staged=lambda o: o.action in (MUTE, UNMUTE)):  # those of this transaction too
-        rows = s.exec(select(Outbox.identity_id, Outbox.action, Outbox.status).where(
-            Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE))).order_by(col(Outbox.id))).all()
+        rows = s.exec(
+            select(Outbox.identity_id, Outbox.action, Outbox.status)
+            .where(Outbox.game_id == room.id, col(Outbox.action).in_((MUTE, UNMUTE)))
+            .order_by(col(Outbox.id))
+        ).all()
     return {pid: (str(action), status) for pid, action, status in rows}
 
 
@@ -102,5 +105,12 @@ def refused_for_rights(rows: Iterable[Outbox]) -> list[int]:
     is the bot's rights in the group, as the channel reads its error (``Channel.cannot_act``): muting
     there would be refused every time, so it is turned off and the hosts are told
     (``service.game.failures.tell_hosts_mute_refused``)."""
-    return sorted({r.game_id for r in rows if r.game_id is not None and r.action in (MUTE, UNMUTE)
-                   and channel_of(r.channel).cannot_act(r.last_error or "")})
+    return sorted(
+        {
+            r.game_id
+            for r in rows
+            if r.game_id is not None
+            and r.action in (MUTE, UNMUTE)
+            and channel_of(r.channel).cannot_act(r.last_error or "")
+        }
+    )

@@ -72,8 +72,11 @@ def _announce_deadline(room: Room, key: str, deadline: datetime | None, left: fl
     seq = room.log("host", key, {})
     for person in room.public_people():
         lang = person.language
-        when = {"left": duration_text(left, lang)} if left is not None else {
-            "deadline": deadline_text(deadline, room.info(person).tz, lang)}
+        when = (
+            {"left": duration_text(left, lang)}
+            if left is not None
+            else {"deadline": deadline_text(deadline, room.info(person).tz, lang)}
+        )
         text = t(lang, key, phase=_phase_name(room, lang), **when)
         room.ctx.send(person, key, text, f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
 
@@ -135,8 +138,13 @@ def unseat(ctx: Ctx, room: Room, seat: Seat, status: str, key: str = "svc.replac
     """The seat's player leaves it (``open`` for a substitute, ``vacant``); he is told with ``key``."""
     old = ctx.session.get(Identity, seat.identity_id) if seat.identity_id is not None else None
     if old is not None and old.id != (ctx.identity.id if ctx.identity else None):
-        ctx.send(old, key, t(old.language, key, code=room.game.code),
-                 f"g{room.id}:x{seat.id}:{room.game.version}:i{old.id}", game_id=room.id)
+        ctx.send(
+            old,
+            key,
+            t(old.language, key, code=room.game.code),
+            f"g{room.id}:x{seat.id}:{room.game.version}:i{old.id}",
+            game_id=room.id,
+        )
     if old is not None and old.id is not None:  # he knows the seat's secrets: no other seat for him
         room.game.setup = {**room.game.setup, FORMER: sorted({*room.game.setup.get(FORMER, ()), old.id})}
     seat.identity_id, seat.status, seat.cohost = None, status, False
@@ -190,8 +198,13 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
         seq = room.log("host", "end", {"roles": roles})
         for person in room.public_people():
             line = render.roles_line(roles, {}, person.language)
-            ctx.send(person, "svc.ended", t(person.language, "svc.ended", code=game.code, roles=line),
-                     f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+            ctx.send(
+                person,
+                "svc.ended",
+                t(person.language, "svc.ended", code=game.code, roles=line),
+                f"g{room.id}:e{seq}:i{person.id}",
+                game_id=room.id,
+            )
         room.flush_digests()
         reveal.tell_history(room)
     game.status, game.deadline, game.paused = "ended", None, False
@@ -200,5 +213,3 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
 
 def open_seats(room: Room) -> list[Seat]:
     return [s for s in room.seats if s.status == "open"]
-
-

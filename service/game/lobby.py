@@ -33,10 +33,14 @@ from service.texts.i18n import role_name, t, zone_of
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
 OPTION_WORDS = {
-    "theme": ("theme", "tema"), "deck": ("deck", "mazzo", "mazo", "cards", "carte", "cartas"),
-    "night": ("night", "notte", "noche"), "nominations": ("day", "nominations", "giorno", "dia", "votazione"),
-    "ballot": ("ballot", "ballottaggio", "desempate"), "tz": ("tz", "timezone", "fuso", "zona"),
-    "lang": ("lang", "language", "lingua", "idioma"), "shuffle": ("shuffle", "mescola", "barajar"),
+    "theme": ("theme", "tema"),
+    "deck": ("deck", "mazzo", "mazo", "cards", "carte", "cartas"),
+    "night": ("night", "notte", "noche"),
+    "nominations": ("day", "nominations", "giorno", "dia", "votazione"),
+    "ballot": ("ballot", "ballottaggio", "desempate"),
+    "tz": ("tz", "timezone", "fuso", "zona"),
+    "lang": ("lang", "language", "lingua", "idioma"),
+    "shuffle": ("shuffle", "mescola", "barajar"),
     "mute": ("mute", "silenzia", "silenciar"),
 }
 #: ``mute ghosts on`` reads as ``mute on``.
@@ -76,7 +80,7 @@ def parse_choices(words: list[str]) -> Choices:
             c.rules, c.timing_only, i = fold(w), False, i + 1
             continue
         if key == "theme":  # its name may be several words, in any language
-            if (found := cards.theme_at(words[i + 1:])) is None:
+            if (found := cards.theme_at(words[i + 1 :])) is None:
                 if not arg:
                     raise ThemeList
                 raise InvalidSetup("setup.unknown_theme", f"there is no theme called {arg!r}", theme=arg)
@@ -88,7 +92,7 @@ def parse_choices(words: list[str]) -> Choices:
             c.timing_only = False
         if key == "deck":
             end = next((j for j in range(i + 1, len(words)) if fold(words[j]) in OPTION_INDEX), len(words))
-            roles, bad = cards.roles_named(" ".join(words[i + 1:end]).replace(",", " ").split())
+            roles, bad = cards.roles_named(" ".join(words[i + 1 : end]).replace(",", " ").split())
             if bad is not None:
                 raise BadWord(bad)
             c.setup["specials"], i = roles, end
@@ -143,8 +147,18 @@ def new(ctx: Ctx, p: Parsed) -> None:
     code = fresh_code(ctx)
     if ctx.newcomer or ctx.identity.language_from is None:  # he is new here, or never told his own
         ctx.identity.language, ctx.identity.language_from = lang, ctx.identity.language_from or "game"
-    game = Game(code=code, rules=rules, setup=c.setup, options=c.options, timezone=tz, language=lang,
-                seed=ctx.svc.random_bits(62), host_id=ctx.identity.id, created_at=ctx.now, updated_at=ctx.now)
+    game = Game(
+        code=code,
+        rules=rules,
+        setup=c.setup,
+        options=c.options,
+        timezone=tz,
+        language=lang,
+        seed=ctx.svc.random_bits(62),
+        host_id=ctx.identity.id,
+        created_at=ctx.now,
+        updated_at=ctx.now,
+    )
     group = ctx.chat
     if group is not None:  # created in a Telegram group: the game is played there
         game.group_id = group.id
@@ -159,8 +173,14 @@ def new(ctx: Ctx, p: Parsed) -> None:
     if group is not None:
         join = ctx.bot_link(group.channel, code)
         button = {"text": t(lang, "svc.tg.join_button", code=code), "url": join}
-        ctx.send(group, "svc.tg.group_game", t(lang, "svc.tg.group_game", code=code, link=join),
-                 f"g{game.id}:group", game_id=game.id, buttons=[[button]] if join.startswith("http") else None)
+        ctx.send(
+            group,
+            "svc.tg.group_game",
+            t(lang, "svc.tg.group_game", code=code, link=join),
+            f"g{game.id}:group",
+            game_id=game.id,
+            buttons=[[button]] if join.startswith("http") else None,
+        )
     _tell_mute(ctx, game, c)
 
 
@@ -188,8 +208,11 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     game.options = {**game.options, **c.options}
     if c.setup:  # a theme replaces named characters and the other way round
         drop = {"theme": "specials", "specials": "theme"}
-        game.setup = {k: v for k, v in {**game.setup, **c.setup}.items()
-                      if not any(new in c.setup and k == old for new, old in drop.items())}
+        game.setup = {
+            k: v
+            for k, v in {**game.setup, **c.setup}.items()
+            if not any(new in c.setup and k == old for new, old in drop.items())
+        }
     game.rules = c.rules or game.rules
     if c.rules and c.rules != RuleSet.TABULA.value and not c.setup:
         # The Aura variant and Lupusburg deal their own fixed decks: a theme or named characters
@@ -215,8 +238,13 @@ def fresh_code(ctx: Ctx) -> str:
 
 
 def valid_name(name: str) -> bool:
-    return (0 < len(name) <= MAX_NAME and not name.isdigit() and not any(c in name for c in "#:")
-            and not any(c.isspace() for c in name) and name.isprintable())
+    return (
+        0 < len(name) <= MAX_NAME
+        and not name.isdigit()
+        and not any(c in name for c in "#:")
+        and not any(c.isspace() for c in name)
+        and name.isprintable()
+    )
 
 
 def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
@@ -247,8 +275,13 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return ctx.reply("svc.join.name_unshown", name=name)
     if any(fold(s.name) == fold(name) for s in room.seats):
         return ctx.reply("svc.join.name_taken", name=name, code=game.code)
-    seat = Seat(game_id=room.id, identity_id=me.id, name=name, joined_at=ctx.now,
-                position=max((s.position for s in room.seats), default=0) + 1)
+    seat = Seat(
+        game_id=room.id,
+        identity_id=me.id,
+        name=name,
+        joined_at=ctx.now,
+        position=max((s.position for s in room.seats), default=0) + 1,
+    )
     ctx.session.add(seat)
     room.seats.append(seat)
     room.people[me.id or 0] = me
@@ -273,8 +306,14 @@ def take_open_seat(ctx: Ctx, room: Room) -> None:
     hand_over(ctx, room, seat, ctx.identity, say)
 
 
-def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
-              say: Callable[[str, str, Buttons | None], None], options: bool = True) -> None:
+def hand_over(
+    ctx: Ctx,
+    room: Room,
+    seat: Seat,
+    person: Identity,
+    say: Callable[[str, str, Buttons | None], None],
+    options: bool = True,
+) -> None:
     """``person`` takes over an open seat: the table is told, and he (through ``say``: a reply, or a
     private message when the worker seats a volunteer) learns the name he now plays, his card and
     everything it has learned (from the view function), and what he may do now (unless the phase
@@ -296,8 +335,11 @@ def hand_over(ctx: Ctx, room: Room, seat: Seat, person: Identity,
     if actions:
         seats = room.names()
         listed = choices.options(actions, lang, seats=seats)[0]
-        say("svc.options", t(lang, "svc.options", options=listed),
-            channel_of(person.channel).keyboard(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats))
+        say(
+            "svc.options",
+            t(lang, "svc.options", options=listed),
+            channel_of(person.channel).keyboard(actions, room.game.code, lang, phase=room.game.phase_no, seats=seats),
+        )
 
 
 def leave(ctx: Ctx, room: Room) -> None:
@@ -335,8 +377,9 @@ def tell_deck(ctx: Ctx, room: Room) -> None:
     sms = ctx.identity is not None and channel_of(ctx.identity.channel).short
     line = render.deck_line(dealt["deck"], ctx.lang, sms)
     if "three_of" in dealt:
-        line = t(ctx.lang, "svc.deck.three_of", deck=line,
-                 roles=", ".join(role_name(ctx.lang, r) for r in dealt["three_of"]))
+        line = t(
+            ctx.lang, "svc.deck.three_of", deck=line, roles=", ".join(role_name(ctx.lang, r) for r in dealt["three_of"])
+        )
     if now >= n:
         return ctx.reply("svc.set.deck", code=game.code, count=n, deck=line)
     ctx.reply("svc.set.deck_fewest", code=game.code, count=n, now=now, deck=line)
@@ -348,8 +391,11 @@ def start(ctx: Ctx, room: Room) -> None:
         return ctx.reply("svc.not_host")
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
-    far = [(s.name, p.channel) for s, p in room.seated()
-           if channel_of(p.channel).writes_first and (not p.direct or p.unreachable)]
+    far = [
+        (s.name, p.channel)
+        for s, p in room.seated()
+        if channel_of(p.channel).writes_first and (not p.direct or p.unreachable)
+    ]
     if far:  # Telegram refuses a bot's first word: they must open the bot before secrets can reach them
         names = ", ".join(name for name, _ in far)
         room.broadcast("svc.start.unreachable", {"names": names, "link": ctx.bot_link(far[0][1])}, kind="lobby")
@@ -360,8 +406,12 @@ def start(ctx: Ctx, room: Room) -> None:
     setup = game.setup
     deck = build_deck(setup, len(players)) if game.rules == RuleSet.TABULA.value else None
     config = series.config(game, players) or GameConfig(
-        RuleSet(game.rules), tuple(players), deck=tuple(deck) if deck else None, theme=setup.get("theme"),
-        options=dict(setup.get("options", {})))
+        RuleSet(game.rules),
+        tuple(players),
+        deck=tuple(deck) if deck else None,
+        theme=setup.get("theme"),
+        options=dict(setup.get("options", {})),
+    )
     players = list(config.players)  # a series keeps its seating
     try:
         state, events = engine.new_game(config, game.seed)
@@ -387,8 +437,7 @@ def players(ctx: Ctx, room: Room) -> None:
 def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:
     if not rows:
         return ctx.reply("svc.not_in_game")  # the same state as any command without a game: one text
-    listed = ", ".join(f"#{g.code} ({t(ctx.lang, 'phase.name.' + _phase(g))}{', ' + n if n else ''})"
-                       for g, n in rows)
+    listed = ", ".join(f"#{g.code} ({t(ctx.lang, 'phase.name.' + _phase(g))}{', ' + n if n else ''})" for g, n in rows)
     ctx.reply("svc.games", games=listed)
 
 

@@ -30,17 +30,28 @@ def more(ctx: Ctx, room: Room, p: Parsed) -> None:
         return play.talk(ctx, room, _as_written(ctx, p))  # "More votes on bob, please" is talk
     me = ctx.identity.id
     page = int(p.args[0]) if p.args else 1
-    digests = ctx.session.exec(select(Outbox.id).where(Outbox.identity_id == me, Outbox.game_id == room.id,
-                                                       Outbox.key == "svc.digest")
-                               .order_by(col(Outbox.id).desc()).limit(2)).all()
+    digests = ctx.session.exec(
+        select(Outbox.id)
+        .where(Outbox.identity_id == me, Outbox.game_id == room.id, Outbox.key == "svc.digest")
+        .order_by(col(Outbox.id).desc())
+        .limit(2)
+    ).all()
     if not digests:
         return ctx.reply("svc.more.none")
     last, before = digests[0], digests[1] if len(digests) > 1 else 0
     # The held talk a summary took in was written before it (and after the summary before it).
-    rows = ctx.session.exec(select(Outbox.text).where(Outbox.identity_id == me, Outbox.game_id == room.id,
-                                                      col(Outbox.key).in_(SQUARE_KEYS), Outbox.status == "merged",
-                                                      col(Outbox.id) > before, col(Outbox.id) < (last or 0))
-                            .order_by(col(Outbox.id))).all()
+    rows = ctx.session.exec(
+        select(Outbox.text)
+        .where(
+            Outbox.identity_id == me,
+            Outbox.game_id == room.id,
+            col(Outbox.key).in_(SQUARE_KEYS),
+            Outbox.status == "merged",
+            col(Outbox.id) > before,
+            col(Outbox.id) < (last or 0),
+        )
+        .order_by(col(Outbox.id))
+    ).all()
     if not rows:
         return ctx.reply("svc.more.none")
     lang = ctx.lang

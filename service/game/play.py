@@ -23,8 +23,11 @@ from service.texts.grammar import Parsed
 from service.texts.i18n import deadline_text, t
 
 #: The private channels that talk at night, by the fact that tells their members.
-NIGHT_CHANNELS = {"werewolf.pack": "werewolves", "mythomaniac.joined_pack": "werewolves",
-                  "freemason.lodge": "freemasons"}
+NIGHT_CHANNELS = {
+    "werewolf.pack": "werewolves",
+    "mythomaniac.joined_pack": "werewolves",
+    "freemason.lodge": "freemasons",
+}
 
 
 def _me(ctx: Ctx) -> int | None:
@@ -55,8 +58,12 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
         if targets:
             texts = [a.text() for a in legal]
             listed = choices.options(texts, ctx.lang, seats=room.names())[0]
-            ctx.reply_text("svc.options", t(ctx.lang, "svc.options", options=listed), room.id,
-                           buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()))
+            ctx.reply_text(
+                "svc.options",
+                t(ctx.lang, "svc.options", options=listed),
+                room.id,
+                buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()),
+            )
         return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
     else:
         word = houses.spaced(p.args, targets)  # "votar 4 izquierda" names the house 4:left
@@ -95,8 +102,12 @@ def offer_opened(ctx: Ctx, room: Room, opened: list[str]) -> None:
         return
     short = channel_of(ctx.identity.channel).short
     listed = choices.options(opened, ctx.lang, short, seats=room.names())[0]
-    ctx.reply_text("svc.options", t(ctx.lang, render.sms_key("svc.options", short), options=listed), room.id,
-                   buttons=ctx.keyboard(opened, room.game.code, ctx.lang, phase=room.game.phase_no, seats=room.names()))
+    ctx.reply_text(
+        "svc.options",
+        t(ctx.lang, render.sms_key("svc.options", short), options=listed),
+        room.id,
+        buttons=ctx.keyboard(opened, room.game.code, ctx.lang, phase=room.game.phase_no, seats=room.names()),
+    )
 
 
 def show_choice(ctx: Ctx, room: Room, name: str, chosen: str) -> None:
@@ -127,15 +138,36 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
     if not actions:
         return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
     listed = choices.options(actions, lang, seats=room.names())[0]
-    ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.options", options=listed)]), room.id,
-                   buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
+    ctx.reply_text(
+        "svc.tap.stale",
+        "\n".join([stale, t(lang, "svc.options", options=listed)]),
+        room.id,
+        buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()),
+    )
 
 
 #: The engine's refusals that are about the target named, not about the move itself.
-TARGET_REFUSALS = frozenset({
-    "target.missing", "target.unknown", "target.self", "target.dead", "target.not_allowed", "target.not_house",
-    "target.own", "target.own_last", "target.no_living", "vote.no_target", "ballot.not_suspect", "bet.not_player",
-    "bet.self", "coin.not_number", "coin.not_drawn", "show.bad_side", "show.not_yours"})
+TARGET_REFUSALS = frozenset(
+    {
+        "target.missing",
+        "target.unknown",
+        "target.self",
+        "target.dead",
+        "target.not_allowed",
+        "target.not_house",
+        "target.own",
+        "target.own_last",
+        "target.no_living",
+        "vote.no_target",
+        "ballot.not_suspect",
+        "bet.not_player",
+        "bet.self",
+        "coin.not_number",
+        "coin.not_drawn",
+        "show.bad_side",
+        "show.not_yours",
+    }
+)
 
 
 def refusal(state: engine.GameState, actor: str, verb: Verb) -> IllegalAction | None:
@@ -166,8 +198,7 @@ def help_(ctx: Ctx, room: Room) -> None:
         return
     phase, number = player_texts.phase_label(engine.public_view(room.state), lang)
     info = room.info(ctx.identity)
-    when = dict(code=game.code, phase=phase + number, tz=info.tz,
-                deadline=deadline_text(info.deadline, info.tz, lang))
+    when = dict(code=game.code, phase=phase + number, tz=info.tz, deadline=deadline_text(info.deadline, info.tz, lang))
     seat = room.seat_of(me)
     if room.is_moderator(me):
         ctx.reply("svc.help.moderator", code=game.code)
@@ -180,8 +211,12 @@ def help_(ctx: Ctx, room: Room) -> None:
             said = [t(lang, "svc.help.now", actions=listed, **when)]
             if game.rules == engine.RuleSet.LUPUSBURG.value:  # what each move is, in the game's words
                 said += lupusburg.now_lines(engine.view(room.state, seat.name), actions, lang)
-            ctx.reply_text("svc.help.now", "\n".join(said), room.id,
-                           buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()))
+            ctx.reply_text(
+                "svc.help.now",
+                "\n".join(said),
+                room.id,
+                buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()),
+            )
         else:
             ctx.reply("svc.help.nothing", **when)
     if room.is_host(me):
@@ -192,23 +227,29 @@ def status(ctx: Ctx, room: Room) -> None:
     game = room.game
     if game.status == "lobby" or room.state is None:
         return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
-    reader = render.Reader(None, ctx.lang, room.is_moderator(_me(ctx)),
-                           sms=ctx.identity is not None and channel_of(ctx.identity.channel).short)
+    reader = render.Reader(
+        None,
+        ctx.lang,
+        room.is_moderator(_me(ctx)),
+        sms=ctx.identity is not None and channel_of(ctx.identity.channel).short,
+    )
     pv = engine.public_view(room.state)
     if game.status == "ended":  # ended by a host: no winner, every card shown
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
     over = pv.get("status") == "over"
-    text = player_texts.status_text(pv, reader, room.info(ctx.identity), game.paused, mod,
-                                    reveal.history(room.state) if over else None)
+    text = player_texts.status_text(
+        pv, reader, room.info(ctx.identity), game.paused, mod, reveal.history(room.state) if over else None
+    )
     seat = room.seat_of(_me(ctx))
     if seat is not None and not over:  # his own secret ballot, from his own view: only he reads it
         mine = engine.view(room.state, seat.name).get("ballot")
         listed = [mine] if isinstance(mine, str) else list(mine or ())
         if listed:
-            text += "\n" + t(ctx.lang, "svc.status.ballot", target=" + ".join(houses.label(str(x), ctx.lang)
-                                                                              for x in listed))
+            text += "\n" + t(
+                ctx.lang, "svc.status.ballot", target=" + ".join(houses.label(str(x), ctx.lang) for x in listed)
+            )
     ctx.reply_text("svc.status", text, room.id)
 
 
@@ -234,14 +275,21 @@ def record(ctx: Ctx, room: Room) -> None:
 def export(ctx: Ctx, room: Room) -> GameRecord:
     game = room.game
     with unit_of(ctx.session).reading(GameEvent):
-        rows = ctx.session.exec(select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move")
-                                .order_by(col(GameEvent.seq)))
+        rows = ctx.session.exec(
+            select(GameEvent).where(GameEvent.game_id == room.id, GameEvent.kind == "move").order_by(col(GameEvent.seq))
+        )
         moves = [Move(r.data.get("actor"), str(r.data.get("text"))) for r in rows]
     setup = game.setup
     players = list(setup.get("players", []))
-    return GameRecord(rules=engine.RuleSet(game.rules), seed=game.seed, players=players,
-                      theme=setup.get("theme"), deck=setup.get("deck"),
-                      options=dict(setup.get("options", {})), moves=moves)
+    return GameRecord(
+        rules=engine.RuleSet(game.rules),
+        seed=game.seed,
+        players=players,
+        theme=setup.get("theme"),
+        deck=setup.get("deck"),
+        options=dict(setup.get("options", {})),
+        moves=moves,
+    )
 
 
 def lang(ctx: Ctx, p: Parsed) -> None:
@@ -332,13 +380,22 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
     for other, person in room.seated():
         if other.name in living:
             label = t(person.language, f"channel.{channel}")
-            ctx.send(person, "svc.talk.channel",
-                     t(person.language, "svc.talk.channel", channel=label, name=name, text=text),
-                     f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+            ctx.send(
+                person,
+                "svc.talk.channel",
+                t(person.language, "svc.talk.channel", channel=label, name=name, text=text),
+                f"g{room.id}:e{seq}:i{person.id}",
+                game_id=room.id,
+            )
     for mod in room.moderators():
         label = t(mod.language, f"channel.{channel}")
-        ctx.send(mod, "svc.talk.channel", t(mod.language, "svc.talk.channel", channel=label, name=name,
-                                            text=text), f"g{room.id}:e{seq}:i{mod.id}", game_id=room.id)
+        ctx.send(
+            mod,
+            "svc.talk.channel",
+            t(mod.language, "svc.talk.channel", channel=label, name=name, text=text),
+            f"g{room.id}:e{seq}:i{mod.id}",
+            game_id=room.id,
+        )
 
 
 def overheard(ctx: Ctx, room: Room, text: str) -> bool:
@@ -380,5 +437,3 @@ def night_channel(state: engine.GameState, player: str) -> tuple[str | None, lis
         if fact.get("key") in NIGHT_CHANNELS:
             channel, members = NIGHT_CHANNELS[fact["key"]], list(fact.get("members", []))
     return channel, members
-
-

@@ -50,8 +50,16 @@ def again(ctx: Ctx, room: Room, p: Parsed) -> None:
     assert new.id is not None
     stay = [s for s in room.seats if s.status == "joined" and s.identity_id is not None]
     for old in stay:
-        ctx.session.add(Seat(game_id=new.id, identity_id=old.identity_id, name=old.name, position=old.position,
-                             cohost=old.cohost, joined_at=ctx.now))
+        ctx.session.add(
+            Seat(
+                game_id=new.id,
+                identity_id=old.identity_id,
+                name=old.name,
+                position=old.position,
+                cohost=old.cohost,
+                joined_at=ctx.now,
+            )
+        )
     for pid in {s.identity_id for s in stay} | {game.host_id}:
         person = room.people.get(pid or 0)
         if person is not None:  # their next command without a code is about the new game
@@ -82,10 +90,19 @@ def _setup(game: Game) -> dict[str, Any]:
 
 
 def _create(ctx: Ctx, game: Game, setup: dict[str, Any]) -> Game:
-    new = Game(code=lobby.fresh_code(ctx), rules=game.rules, setup=setup,
-               options={k: v for k, v in game.options.items() if k != LINK}, timezone=game.timezone,
-               language=game.language, seed=ctx.svc.random_bits(62), host_id=game.host_id,
-               group_id=game.group_id, created_at=ctx.now, updated_at=ctx.now)
+    new = Game(
+        code=lobby.fresh_code(ctx),
+        rules=game.rules,
+        setup=setup,
+        options={k: v for k, v in game.options.items() if k != LINK},
+        timezone=game.timezone,
+        language=game.language,
+        seed=ctx.svc.random_bits(62),
+        host_id=game.host_id,
+        group_id=game.group_id,
+        created_at=ctx.now,
+        updated_at=ctx.now,
+    )
     ctx.session.add(new)
     ctx.session.flush()
     return new

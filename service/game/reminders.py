@@ -75,8 +75,11 @@ def remind_at(deadline: datetime, lead: timedelta, tz: str, quiet: tuple[time, t
 # -- who still has to act -------------------------------------------------------------------------
 def _moved(session: Session, game: Game) -> set[str]:
     with unit_of(session).reading(GameEvent):
-        rows = session.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move",
-                                                         GameEvent.phase_no == game.phase_no)).all()
+        rows = session.exec(
+            select(GameEvent.data).where(
+                GameEvent.game_id == game.id, GameEvent.kind == "move", GameEvent.phase_no == game.phase_no
+            )
+        ).all()
     return {str(d.get("actor")) for d in rows if d.get("actor")}
 
 
@@ -102,12 +105,25 @@ def remind(svc: Service, now: datetime | None = None, limit: int = 500) -> int:
     when = now or svc.clock()
     horizon = when + timedelta(days=1)  # no reminder lead is longer than a quiet night plus an hour or so
     with Session(svc.db) as s:
-        candidates = s.exec(select(Game.id, Game.phase_no).where(
-            col(Game.deadline).is_not(None), col(Game.deadline) > when, col(Game.deadline) <= horizon,
-            col(Game.status) == "running", col(Game.paused).is_(False))
-            .order_by(col(Game.deadline)).limit(limit)).all()
-        marked = set(s.exec(select(PhaseMark.game_id, PhaseMark.phase_no).where(
-            PhaseMark.kind == "reminder", col(PhaseMark.game_id).in_([g for g, _ in candidates]))).all())
+        candidates = s.exec(
+            select(Game.id, Game.phase_no)
+            .where(
+                col(Game.deadline).is_not(None),
+                col(Game.deadline) > when,
+                col(Game.deadline) <= horizon,
+                col(Game.status) == "running",
+                col(Game.paused).is_(False),
+            )
+            .order_by(col(Game.deadline))
+            .limit(limit)
+        ).all()
+        marked = set(
+            s.exec(
+                select(PhaseMark.game_id, PhaseMark.phase_no).where(
+                    PhaseMark.kind == "reminder", col(PhaseMark.game_id).in_([g for g, _ in candidates])
+                )
+            ).all()
+        )
     done = 0
     for game_id, phase_no in candidates:
         if game_id is not None and (game_id, phase_no) not in marked:
@@ -120,8 +136,15 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
 
     def work(session: Session, now: datetime) -> tuple[int, Ctx | None]:
         game = lock_game(session, game_id)
-        if (game is None or game.status != "running" or game.paused or game.phase_no != phase_no
-                or game.deadline is None or game.deadline <= now or game.state is None):
+        if (
+            game is None
+            or game.status != "running"
+            or game.paused
+            or game.phase_no != phase_no
+            or game.deadline is None
+            or game.deadline <= now
+            or game.state is None
+        ):
             return 0, None
         lead = timedelta(minutes=int(game.options.get("reminder_minutes", cfg.REMINDER_MINUTES)))
         quiet = parse_quiet(str(game.options.get("quiet", cfg.QUIET_HOURS)))
@@ -139,8 +162,14 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         for _seat, person, actions in owing(room):
             lang = person.language
             listed = choices.options(actions, lang, seats=room.names())[0]
-            text = t(lang, "svc.reminder", code=game.code, phase=t(lang, f"phase.name.{phase}"),
-                     deadline=deadline_text(game.deadline, game.timezone, lang), options=listed)
+            text = t(
+                lang,
+                "svc.reminder",
+                code=game.code,
+                phase=t(lang, f"phase.name.{phase}"),
+                deadline=deadline_text(game.deadline, game.timezone, lang),
+                options=listed,
+            )
             ctx.send(person, "svc.reminder", text, f"g{game_id}:p{phase_no}:i{person.id}:remind", game_id=game_id)
         return 1, ctx
 
@@ -157,11 +186,16 @@ def last_told(session: Session, game: Game) -> datetime | None:
     phase shorter than the lead), nor while that text is recent (under half the lead ago); a later
     move of the deadline may make one due again."""
     with unit_of(session).reading(GameEvent):
-        started = session.exec(select(func.min(GameEvent.created_at)).where(
-            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no)).one()
-        moved = session.exec(select(func.max(GameEvent.created_at)).where(
-            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no,
-            col(GameEvent.key).in_(DEADLINE_TOLD))).one()
+        started = session.exec(
+            select(func.min(GameEvent.created_at)).where(
+                GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no
+            )
+        ).one()
+        moved = session.exec(
+            select(func.max(GameEvent.created_at)).where(
+                GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no, col(GameEvent.key).in_(DEADLINE_TOLD)
+            )
+        ).one()
     return max((x for x in (started, moved) if x is not None), default=None)
 
 
@@ -184,8 +218,9 @@ def count_absences(ctx: Ctx, room: Room) -> None:
     counts = {a.seat_id: a for a in s.exec(select(Absence).where(Absence.game_id == room.id))}
     # Whether anyone waits to take a seat, read now if a seat is to be handed on (before anything is
     # written, so the writes go together at the end), and known empty once nobody was found.
-    handing_on = any(seat.id in missing and seat.id in counts and counts[seat.id].misses == limit
-                     for seat, _ in room.seated())
+    handing_on = any(
+        seat.id in missing and seat.id in counts and counts[seat.id].misses == limit for seat, _ in room.seated()
+    )
     queue_empty = handing_on and not volunteers.queue(ctx, game)
     for seat, person in room.seated():
         assert seat.id is not None
@@ -199,8 +234,13 @@ def count_absences(ctx: Ctx, room: Room) -> None:
             continue
         base = f"g{room.id}:p{game.phase_no}:s{seat.id}"
         if row.misses == limit:
-            ctx.send(person, "svc.inactive.warn", room.text_for("svc.inactive.warn", {"count": row.misses}, None,
-                                                                 person, seat), f"{base}:warn", game_id=room.id)
+            ctx.send(
+                person,
+                "svc.inactive.warn",
+                room.text_for("svc.inactive.warn", {"count": row.misses}, None, person, seat),
+                f"{base}:warn",
+                game_id=room.id,
+            )
         elif row.misses == limit + 1:
             waiting = None if queue_empty else volunteers.next_volunteer(ctx, room)
             queue_empty = waiting is None
@@ -212,8 +252,13 @@ def count_absences(ctx: Ctx, room: Room) -> None:
             for host in hosts(room):
                 if host.id in (person.id, waiting.id if waiting else None):
                     continue  # not about himself: a host who plays had the player's warning
-                ctx.send(host, key, t(host.language, key, code=game.code, name=seat.name, count=limit + 1),
-                         f"{base}:i{host.id}:inactive", game_id=room.id)
+                ctx.send(
+                    host,
+                    key,
+                    t(host.language, key, code=game.code, name=seat.name, count=limit + 1),
+                    f"{base}:i{host.id}:inactive",
+                    game_id=room.id,
+                )
 
 
 def hosts(room: Room) -> list[Identity]:
@@ -237,6 +282,7 @@ def install(svc: Service) -> Service:
 def tell_hosts_unreachable(svc: Service, identity_id: int, reason: str, games: Iterable[int]) -> None:
     """Messages no longer reach this person: the host of each running game he sits in is told."""
     for game_id in games:
+
         def work(session: Session, now: datetime, game_id: int = game_id) -> tuple[None, Ctx | None]:
             game = lock_game(session, game_id)
             if game is None or game.status not in ("lobby", "running"):
@@ -250,10 +296,19 @@ def tell_hosts_unreachable(svc: Service, identity_id: int, reason: str, games: I
                 if host.id == identity_id:
                     continue
                 lang = host.language
-                ctx.send(host, "svc.unreachable",
-                         t(lang, "svc.unreachable", code=game.code, name=seat.name,
-                           reason=t(lang, f"svc.unreachable.{reason}")),
-                         f"g{game_id}:unreachable:i{identity_id}:h{host.id}:v{game.version}", game_id=game_id)
+                ctx.send(
+                    host,
+                    "svc.unreachable",
+                    t(
+                        lang,
+                        "svc.unreachable",
+                        code=game.code,
+                        name=seat.name,
+                        reason=t(lang, f"svc.unreachable.{reason}"),
+                    ),
+                    f"g{game_id}:unreachable:i{identity_id}:h{host.id}:v{game.version}",
+                    game_id=game_id,
+                )
             return None, ctx
 
         try:

@@ -28,8 +28,14 @@ class Ending(Protocol):
     id: int
     state: GameState | None
 
-    def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
-            channel: str | None = None) -> int: ...
+    def log(
+        self,
+        kind: str,
+        key: str,
+        data: Mapping[str, Any],
+        audience: Sequence[str] | None = None,
+        channel: str | None = None,
+    ) -> int: ...
 
     def public_people(self) -> list[Identity]: ...
 
@@ -68,8 +74,13 @@ def tell_winners(room: Ending) -> None:
     for seat, person in room.seated():
         if room.in_group(person):
             key = "svc.end.won" if seat.name in outcome.winners else "svc.end.lost"
-            room.ctx.send(person, key, t(person.language, key, code=room.game.code),
-                          f"g{room.id}:won:i{person.id}", game_id=room.id)
+            room.ctx.send(
+                person,
+                key,
+                t(person.language, key, code=room.game.code),
+                f"g{room.id}:won:i{person.id}",
+                game_id=room.id,
+            )
 
 
 def tell_history(room: Ending) -> None:
@@ -83,5 +94,10 @@ def tell_history(room: Ending) -> None:
     for person in room.public_people():
         if channel_of(person.channel).short:
             continue
-        room.ctx.send(person, "svc.reveal", history_text(notes, nights, person.language),
-                      f"g{room.id}:e{seq}:i{person.id}", game_id=room.id)
+        room.ctx.send(
+            person,
+            "svc.reveal",
+            history_text(notes, nights, person.language),
+            f"g{room.id}:e{seq}:i{person.id}",
+            game_id=room.id,
+        )

@@ -36,10 +36,14 @@ if TYPE_CHECKING:
 FORMER = "former"
 
 #: A room's seats with who sits in them and the log's last number (built once: see ``service.store.db``).
-_SEATS = (select(Seat, Identity, select(func.max(GameEvent.seq)).where(GameEvent.game_id == bindparam("game"))
-                 .scalar_subquery())
-          .join(Identity, col(Identity.id) == col(Seat.identity_id), isouter=True)
-          .where(Seat.game_id == bindparam("game")).order_by(col(Seat.position), col(Seat.id)))
+_SEATS = (
+    select(
+        Seat, Identity, select(func.max(GameEvent.seq)).where(GameEvent.game_id == bindparam("game")).scalar_subquery()
+    )
+    .join(Identity, col(Identity.id) == col(Seat.identity_id), isouter=True)
+    .where(Seat.game_id == bindparam("game"))
+    .order_by(col(Seat.position), col(Seat.id))
+)
 
 
 _STATES: OrderedDict[str, GameState] = OrderedDict()
@@ -87,8 +91,9 @@ class Room:
         self.people: dict[int, Identity] = {i.id: i for _, i, _ in rows if i is not None and i.id is not None}
         others = {x for x in (game.host_id, game.group_id) if x is not None and x not in self.people}
         if others:
-            self.people.update((i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others)))
-                               if i.id is not None)
+            self.people.update(
+                (i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others))) if i.id is not None
+            )
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
         self.state: GameState | None = _state(game.state) if game.state else None
         # The log's rows appended in this transaction are written at its end (``service.store.unit``).
@@ -152,8 +157,9 @@ class Room:
         return [s.name for s in self.seats]
 
     def seated(self) -> list[tuple[Seat, Identity]]:
-        return [(s, self.people[s.identity_id]) for s in self.seats
-                if s.status == "joined" and s.identity_id in self.people]
+        return [
+            (s, self.people[s.identity_id]) for s in self.seats if s.status == "joined" and s.identity_id in self.people
+        ]
 
     def info(self, person: Identity | None = None) -> render.Info:
         """What texts need of the game, with deadlines in the reader's time zone if he set one."""
@@ -162,30 +168,60 @@ class Room:
         return render.Info(game.code, tz, None if game.paused else game.deadline, self.ctx.now)
 
     def reader(self, identity: Identity, seat: Seat | None) -> render.Reader:
-        return render.Reader(seat.name if seat else None, identity.language, self.is_moderator(identity.id),
-                             sms=channel_of(identity.channel).short)
+        return render.Reader(
+            seat.name if seat else None,
+            identity.language,
+            self.is_moderator(identity.id),
+            sms=channel_of(identity.channel).short,
+        )
 
     # -- saying ------------------------------------------------------------------------------------
-    def log(self, kind: str, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
-            channel: str | None = None) -> int:
+    def log(
+        self,
+        kind: str,
+        key: str,
+        data: Mapping[str, Any],
+        audience: Sequence[str] | None = None,
+        channel: str | None = None,
+    ) -> int:
         self._seq += 1
-        unit_of(self.ctx.session).log(game_id=self.id, seq=self._seq, phase_no=self.game.phase_no, kind=kind,
-                                      key=key, data=dict(data), audience=list(audience) if audience else None,
-                                      channel=channel, created_at=self.ctx.now)
+        unit_of(self.ctx.session).log(
+            game_id=self.id,
+            seq=self._seq,
+            phase_no=self.game.phase_no,
+            kind=kind,
+            key=key,
+            data=dict(data),
+            audience=list(audience) if audience else None,
+            channel=channel,
+            created_at=self.ctx.now,
+        )
         return self._seq
 
-    def text_for(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None,
-                 identity: Identity, seat: Seat | None) -> str:
+    def text_for(
+        self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None, identity: Identity, seat: Seat | None
+    ) -> str:
         reader = self.reader(identity, seat)
-        if key.startswith("phase.") and seat is not None and self.state is not None \
-                and engine.legal_actions(self.state, seat.name):  # his options follow (``prompt``)
+        if (
+            key.startswith("phase.")
+            and seat is not None
+            and self.state is not None
+            and engine.legal_actions(self.state, seat.name)
+        ):  # his options follow (``prompt``)
             reader = replace(reader, acts=True)
         if key.startswith("svc."):
             return t(reader.lang, render.sms_key(key, reader.sms), code=self.game.code, **data)
         return render.for_reader(key, data, audience, reader, self.info(identity))
 
-    def broadcast(self, key: str, data: Mapping[str, Any], audience: Sequence[str] | None = None,
-                  channel: str | None = None, kind: str = "event", exclude: Iterable[int] = ()) -> int:
+    def broadcast(
+        self,
+        key: str,
+        data: Mapping[str, Any],
+        audience: Sequence[str] | None = None,
+        channel: str | None = None,
+        kind: str = "event",
+        exclude: Iterable[int] = (),
+    ) -> int:
         """Log one thing said in the game and write it to everyone in its audience (and the moderator)."""
         seq = self.log(kind, key, data, audience, channel)
         skip = set(exclude)
@@ -202,8 +238,13 @@ class Room:
         # Talk typed in the group is already there: it goes only to those who do not read it.
         said_there = key in SQUARE_KEYS and self.ctx.chat is not None and self.ctx.chat is group
         if group is not None and group.id not in skip and not said_there:
-            self.ctx.send(group, key, self.text_for(key, data, audience, group, None),
-                          f"g{self.id}:e{seq}:i{group.id}", game_id=self.id)
+            self.ctx.send(
+                group,
+                key,
+                self.text_for(key, data, audience, group, None),
+                f"g{self.id}:e{seq}:i{group.id}",
+                game_id=self.id,
+            )
         return seq
 
     def holds(self, notice: Notice) -> bool:
@@ -234,8 +275,14 @@ class Room:
         once a game (twice made a night's text two segments), and his moves are held from then on."""
         s = self.ctx.session
         with unit_of(s).reading(Outbox, staged=lambda o: o.key == FIRST_TOLD):
-            return s.exec(select(Outbox.id).where(Outbox.identity_id == person.id, Outbox.game_id == self.id,
-                                                  Outbox.key == FIRST_TOLD)).first() is not None
+            return (
+                s.exec(
+                    select(Outbox.id).where(
+                        Outbox.identity_id == person.id, Outbox.game_id == self.id, Outbox.key == FIRST_TOLD
+                    )
+                ).first()
+                is not None
+            )
 
     def _say(self, notice: Notice, seat: Seat | None, dedup: str) -> None:
         """Stage ``notice`` for its reader as his channel has it: held for the summary (as one short
@@ -252,8 +299,9 @@ class Room:
         if first:  # why his next moves go unanswered: merged with the answer, once a game
             self.ctx.send(person, FIRST_TOLD, t(person.language, FIRST_TOLD), f"{dedup}:first", game_id=self.id)
         if first and key == "day.vote" and not self._changing:  # and with everyone's, as promised
-            self.ctx.send(person, SMS_OWN_VOTE, way.held_line(notice) or text,
-                          f"{dedup}:own", game_id=self.id, hold=True)
+            self.ctx.send(
+                person, SMS_OWN_VOTE, way.held_line(notice) or text, f"{dedup}:own", game_id=self.id, hold=True
+            )
 
     # -- the engine ----------------------------------------------------------------------------------
     def advance(self, new: GameState, events: Sequence[Event], move: tuple[str | None, str] | None) -> None:
@@ -261,12 +309,18 @@ class Room:
         old_phase = self.game.phase_no
         if move is not None:
             was = engine.public_view(self.state) if self.state is not None else {}
-            self.log("move", "move", {"actor": move[0], "text": move[1], "phase": was.get("phase"),
-                                      "night": was.get("night")})
+            self.log(
+                "move",
+                "move",
+                {"actor": move[0], "text": move[1], "phase": was.get("phase"), "night": was.get("night")},
+            )
         starting = self.state is None
         # Who may talk before this close: one who may not after it has just become a Ghost.
-        speaking = (set(engine.public_view(self.state).get("speakers", ()))
-                    if self.state is not None and new.phase_no != old_phase else set())
+        speaking = (
+            set(engine.public_view(self.state).get("speakers", ()))
+            if self.state is not None and new.phase_no != old_phase
+            else set()
+        )
         self.state = new
         self.game.state = _remember(new)
         self.game.phase_no = new.phase_no
@@ -283,8 +337,13 @@ class Room:
                 if e.key == "day.vote" and "tally" not in data:  # the text shows the running tally
                     data["tally"] = engine.public_view(new).get("tally", [])
                 told = lupusburg.told_otherwise(e.key, data)  # a bettor, the Burgomaster: in their own words
-                self.broadcast(e.key, data, e.to, e.channel,
-                               exclude=[s.identity_id for s in self.seats if s.name in told and s.identity_id])
+                self.broadcast(
+                    e.key,
+                    data,
+                    e.to,
+                    e.channel,
+                    exclude=[s.identity_id for s in self.seats if s.name in told and s.identity_id],
+                )
         finally:
             self._changing = False
         if new.phase_no != old_phase and new.phase is not Phase.OVER:
@@ -301,8 +360,13 @@ class Room:
         he still votes in the nominations), between the news of his death and his next choices."""
         for seat, person in self.seated():
             if seat.name in fallen:
-                self.ctx.send(person, "svc.role.ghost", self.text_for("svc.role.ghost", {}, None, person, seat),
-                              f"g{self.id}:p{self.game.phase_no}:i{person.id}:ghost", game_id=self.id)
+                self.ctx.send(
+                    person,
+                    "svc.role.ghost",
+                    self.text_for("svc.role.ghost", {}, None, person, seat),
+                    f"g{self.id}:p{self.game.phase_no}:i{person.id}:ghost",
+                    game_id=self.id,
+                )
 
     def next_deadline(self, state: GameState) -> datetime | None:
         """The phase's length from now, or the next time of day the host fixed for it (``night 08:00``),
@@ -325,8 +389,11 @@ class Room:
 
     def phase_minutes(self, phase: Phase) -> int:
         cfg = self.ctx.svc.settings
-        default = {Phase.NIGHT: cfg.NIGHT_MINUTES, Phase.NOMINATIONS: cfg.NOMINATIONS_MINUTES,
-                   Phase.BALLOT: cfg.BALLOT_MINUTES}.get(phase, cfg.NIGHT_MINUTES)
+        default = {
+            Phase.NIGHT: cfg.NIGHT_MINUTES,
+            Phase.NOMINATIONS: cfg.NOMINATIONS_MINUTES,
+            Phase.BALLOT: cfg.BALLOT_MINUTES,
+        }.get(phase, cfg.NIGHT_MINUTES)
         return int(self.game.options.get(f"{phase.value}_minutes", default))
 
     def prompt(self) -> None:
@@ -341,10 +408,14 @@ class Room:
             way = channel_of(person.channel)
             listed = choices.options(actions, person.language, way.short, seats=seats)[0]
             key = render.sms_key("svc.options", way.short)
-            self.ctx.send(person, "svc.options", t(person.language, key, options=listed),
-                          f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt", game_id=self.id,
-                          buttons=way.keyboard(actions, self.game.code, person.language,
-                                                 phase=self.game.phase_no, seats=seats))
+            self.ctx.send(
+                person,
+                "svc.options",
+                t(person.language, key, options=listed),
+                f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt",
+                game_id=self.id,
+                buttons=way.keyboard(actions, self.game.code, person.language, phase=self.game.phase_no, seats=seats),
+            )
 
     def flush_digests(self, seating_shown: bool = False) -> None:
         """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:

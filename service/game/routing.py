@@ -144,12 +144,19 @@ def _mine_query(*columns: Any) -> Any:
     """``columns`` of the games an identity (``me``) plays in (his seat's name, if asked) or hosts,
     among ``statuses``. Built once (see ``service.store.db``'s hot statements)."""
     me: Any = bindparam("me")
-    return (select(*columns)
-            .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me)
-                  & (col(Seat.status) == "joined"), isouter=True)
-            .where(or_(col(Seat.id).is_not(None), col(Game.host_id) == me),
-                   col(Game.status).in_(bindparam("statuses", expanding=True)))
-            .order_by(col(Game.id)))
+    return (
+        select(*columns)
+        .join(
+            Seat,
+            (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me) & (col(Seat.status) == "joined"),
+            isouter=True,
+        )
+        .where(
+            or_(col(Seat.id).is_not(None), col(Game.host_id) == me),
+            col(Game.status).in_(bindparam("statuses", expanding=True)),
+        )
+        .order_by(col(Game.id))
+    )
 
 
 _MY_GAMES = _mine_query(Game, Seat.name)
@@ -204,8 +211,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
         games = fits if len(fits) == 1 else games
     if len(games) > 1:
         codes = ", ".join("#" + code for _, code in games)
-        ctx.reply("svc.which_game", example=games[0][1], text=" ".join(filter(None, [p.verb, p.rest])),
-                  codes=codes)
+        ctx.reply("svc.which_game", example=games[0][1], text=" ".join(filter(None, [p.verb, p.rest])), codes=codes)
         return None
     locked = lock_game(ctx.session, games[0][0])
     assert locked is not None
@@ -215,8 +221,9 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
 def _move_fits(ctx: Ctx, game: Game | None, p: Parsed) -> bool:
     if game is None or game.state is None or ctx.identity is None:
         return False
-    seat = ctx.session.exec(select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id,
-                                               Seat.status == "joined")).first()
+    seat = ctx.session.exec(
+        select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id, Seat.status == "joined")
+    ).first()
     if seat is None:
         return False
     state = engine.from_json(game.state)

@@ -80,6 +80,11 @@ def tell_totals(room: Ended) -> None:
         return
     s = after(game, state)
     totals = s.totals
-    room.broadcast("svc.series.totals", {
-        "count": len(s.games), "totals": render.counts([(p, totals[p]) for p in s.players]),
-        "leaders": ", ".join(engine_series.leaders(s))})
+    room.broadcast(
+        "svc.series.totals",
+        {
+            "count": len(s.games),
+            "totals": render.counts([(p, totals[p]) for p in s.players]),
+            "leaders": ", ".join(engine_series.leaders(s)),
+        },
+    )

@@ -34,8 +34,9 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if me.language_from is None:  # nothing told his language yet: the game's
         me.language, me.language_from = game.language, "game"
     off = any(grammar.parse_yes_no(a) is False for a in p.args)
-    waiting = ctx.session.exec(select(Volunteer).where(Volunteer.game_id == room.id,
-                                                       Volunteer.identity_id == me.id)).first()
+    waiting = ctx.session.exec(
+        select(Volunteer).where(Volunteer.game_id == room.id, Volunteer.identity_id == me.id)
+    ).first()
     if off:
         if waiting is not None:
             ctx.session.delete(waiting)
@@ -60,8 +61,11 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
 
 
 def queue(ctx: Ctx, game: Game) -> list[Volunteer]:
-    return list(ctx.session.exec(select(Volunteer).where(Volunteer.game_id == game.id)
-                                 .order_by(col(Volunteer.created_at), col(Volunteer.id))))
+    return list(
+        ctx.session.exec(
+            select(Volunteer).where(Volunteer.game_id == game.id).order_by(col(Volunteer.created_at), col(Volunteer.id))
+        )
+    )
 
 
 def reachable(person: Identity) -> bool:

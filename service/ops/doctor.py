@@ -27,8 +27,12 @@ def run(settings: Settings, setup: bool = False) -> list[Check]:
     out: list[Check] = []
     checks: list[tuple[str, Callable[[Settings], list[Check]]]] = [
         (check.__name__.replace("_", " "), check)
-        for check in ((configuration, public_address, database, broker) if setup else
-                      (configuration, public_url, database, broker, liveness, connections))]
+        for check in (
+            (configuration, public_address, database, broker)
+            if setup
+            else (configuration, public_url, database, broker, liveness, connections)
+        )
+    ]
     if not setup:  # then each channel reads its platform's side back (where it posts, what it holds)
         checks += [(name, channel.doctor) for name, channel in CHANNELS.items()]
     for name, check in checks:
@@ -47,10 +51,19 @@ def configuration(cfg: Settings) -> list[Check]:
         return [Check("configuration", FAIL, problem)]
     given = cfg.channels_configured()
     if not given:
-        return [Check("configuration", FAIL, "no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID "
-                      "and TWILIO_AUTH_TOKEN): players cannot reach the bot")]
-    return [Check("configuration", OK, "a shared broker (REDIS_URL), a server database (DATABASE_URL) and "
-                  f"{', '.join(given)}")]
+        return [
+            Check(
+                "configuration",
+                FAIL,
+                "no channel is configured (TELEGRAM_BOT_TOKEN, or TWILIO_ACCOUNT_SID "
+                "and TWILIO_AUTH_TOKEN): players cannot reach the bot",
+            )
+        ]
+    return [
+        Check(
+            "configuration", OK, f"a shared broker (REDIS_URL), a server database (DATABASE_URL) and {', '.join(given)}"
+        )
+    ]
 
 
 LOCAL = ("http://127.0.0.1:", "http://[::1]:")
@@ -61,13 +74,25 @@ such choice: it means nobody set it)."""
 def public_address(cfg: Settings) -> list[Check]:
     url = cfg.PUBLIC_URL
     if url.startswith(LOCAL) and cfg.channels_configured():
-        return [Check("public address", OK, f"PUBLIC_URL is {url}: a local address, which only local stand-ins "
-                      "reach (Telegram and Twilio need the app's public https address)")]
+        return [
+            Check(
+                "public address",
+                OK,
+                f"PUBLIC_URL is {url}: a local address, which only local stand-ins "
+                "reach (Telegram and Twilio need the app's public https address)",
+            )
+        ]
     if not url.startswith("https://"):
-        return [Check("public address", FAIL, f"PUBLIC_URL is {url}: Telegram and Twilio call an https address. "
-                      "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself from the next "
-                      "deploy), or "
-                      "heroku config:set PUBLIC_URL=$(heroku apps:info -s | sed -n 's/^web_url=//p' | sed 's:/$::')")]
+        return [
+            Check(
+                "public address",
+                FAIL,
+                f"PUBLIC_URL is {url}: Telegram and Twilio call an https address. "
+                "On Heroku: heroku labs:enable runtime-dyno-metadata (then it is found by itself from the next "
+                "deploy), or "
+                "heroku config:set PUBLIC_URL=$(heroku apps:info -s | sed -n 's/^web_url=//p' | sed 's:/$::')",
+            )
+        ]
     return [Check("public address", OK, f"PUBLIC_URL is {url}")]
 
 
@@ -79,15 +104,26 @@ def public_url(cfg: Settings) -> list[Check]:
     try:
         answer = httpx.get(url + "/livez", timeout=10, follow_redirects=False)
     except httpx.HTTPError as e:
-        return [Check("public address", FAIL, f"{url} does not answer ({type(e).__name__}): is it this app's "
-                      "address, and is a web process running?")]
+        return [
+            Check(
+                "public address",
+                FAIL,
+                f"{url} does not answer ({type(e).__name__}): is it this app's address, and is a web process running?",
+            )
+        ]
     try:
         ours = answer.status_code == 200 and answer.json().get("status") == "ok"
     except ValueError:
         ours = False
     if not ours:
-        return [Check("public address", FAIL, f"{url}/livez answered {answer.status_code}: either PUBLIC_URL is "
-                      "another site, or this app's web process cannot reach its database")]
+        return [
+            Check(
+                "public address",
+                FAIL,
+                f"{url}/livez answered {answer.status_code}: either PUBLIC_URL is "
+                "another site, or this app's web process cannot reach its database",
+            )
+        ]
     return [Check("public address", OK, f"{url} answers")]
 
 
@@ -102,26 +138,40 @@ def database(cfg: Settings) -> list[Check]:
         with db.connect() as conn:
             current = set(MigrationContext.configure(conn).get_current_heads())
     except Exception as e:
-        return [Check("database", FAIL, f"cannot connect ({reason(getattr(e, 'orig', None) or e)}): is DATABASE_URL "
-                      "right?")]
+        return [
+            Check("database", FAIL, f"cannot connect ({reason(getattr(e, 'orig', None) or e)}): is DATABASE_URL right?")
+        ]
     finally:
         db.dispose()
     heads = set(ScriptDirectory.from_config(alembic_config(cfg.DATABASE_URL)).get_heads())
     if current != heads:
-        return [Check("database", FAIL, f"not migrated (at {', '.join(sorted(current)) or 'nothing'}, the code "
-                      f"needs {', '.join(sorted(heads))}): the release step runs `alembic upgrade head`; "
-                      "run it by hand with `lupus db upgrade`")]
+        return [
+            Check(
+                "database",
+                FAIL,
+                f"not migrated (at {', '.join(sorted(current)) or 'nothing'}, the code "
+                f"needs {', '.join(sorted(heads))}): the release step runs `alembic upgrade head`; "
+                "run it by hand with `lupus db upgrade`",
+            )
+        ]
     return [Check("database", OK, f"reachable and migrated ({', '.join(sorted(heads))})")]
 
 
 def broker(cfg: Settings) -> list[Check]:
     if not cfg.REDIS_URL:
-        return [Check("broker", FAIL, "REDIS_URL is not set: every process would use its own embedded broker "
-                      "and beat's sweeps would never reach the worker")]
+        return [
+            Check(
+                "broker",
+                FAIL,
+                "REDIS_URL is not set: every process would use its own embedded broker "
+                "and beat's sweeps would never reach the worker",
+            )
+        ]
     import redis
 
-    client = redis.Redis.from_url(cfg.REDIS_URL, socket_timeout=5, socket_connect_timeout=5,
-                                  **redis_tls_options(cfg.REDIS_URL))
+    client = redis.Redis.from_url(
+        cfg.REDIS_URL, socket_timeout=5, socket_connect_timeout=5, **redis_tls_options(cfg.REDIS_URL)
+    )
     try:
         client.ping()
         queued = client.llen("lupus")
@@ -148,25 +198,48 @@ def liveness(cfg: Settings) -> list[Check]:
         age = live.age(role)
         if live.silent(role):
             seen = NO_HEARTBEAT if age is None else f"last seen {age:.0f} s ago"
-            out.append(Check(role, FAIL, f"silent ({seen}): without a {role} phases do not close. Is the "
-                             f"`{role}` process scaled to 1? (heroku ps:scale {role}=1; fly scale count {role}=1)"))
+            out.append(
+                Check(
+                    role,
+                    FAIL,
+                    f"silent ({seen}): without a {role} phases do not close. Is the "
+                    f"`{role}` process scaled to 1? (heroku ps:scale {role}=1; fly scale count {role}=1)",
+                )
+            )
         elif role == "beat" and leader == "":
-            out.append(Check(role, FAIL, f"{live.alive[role]} alive, none holds the schedule's lock in Redis: no "
-                             "sweep is sent. A standby leads within BEAT_LOCK_SECONDS of a death; if this lasts, "
-                             "restart beat"))
+            out.append(
+                Check(
+                    role,
+                    FAIL,
+                    f"{live.alive[role]} alive, none holds the schedule's lock in Redis: no "
+                    "sweep is sent. A standby leads within BEAT_LOCK_SECONDS of a death; if this lasts, "
+                    "restart beat",
+                )
+            )
         else:
             out.append(Check(role, OK, f"{counted(role, live.alive[role], leader)} last heartbeat {age:.0f} s ago"))
     webs = live.alive.get("web", 0)
-    out.append(Check("web", OK, f"{webs} process(es) with a heartbeat") if webs else
-               Check("web", SKIP, "no web heartbeat (a web of an older version, or none running: see public address)"))
+    out.append(
+        Check("web", OK, f"{webs} process(es) with a heartbeat")
+        if webs
+        else Check("web", SKIP, "no web heartbeat (a web of an older version, or none running: see public address)")
+    )
     uneven = live.channel_problems()
     out += [Check("channels", FAIL, problem) for problem in uneven] or [
-        Check("channels", OK, "each live web and worker carries the same channels, and no channel's texts wait long")]
-    out.append(Check("deadlines", FAIL if live.overdue else OK,
-                     f"{live.overdue} phase(s) overdue by more than {live.overdue_after:.0f} s"
-                     if live.overdue else "no phase is overdue"))
-    unsent = ("nothing waits" if live.oldest_unsent is None
-              else f"the oldest unsent text waits {live.oldest_unsent:.0f} s")
+        Check("channels", OK, "each live web and worker carries the same channels, and no channel's texts wait long")
+    ]
+    out.append(
+        Check(
+            "deadlines",
+            FAIL if live.overdue else OK,
+            f"{live.overdue} phase(s) overdue by more than {live.overdue_after:.0f} s"
+            if live.overdue
+            else "no phase is overdue",
+        )
+    )
+    unsent = (
+        "nothing waits" if live.oldest_unsent is None else f"the oldest unsent text waits {live.oldest_unsent:.0f} s"
+    )
     out.append(Check("outbox", OK, f"{unsent}; {live.failed_last_hour} send(s) given up in the last hour"))
     return out
 
@@ -187,8 +260,9 @@ def beat_leader(cfg: Settings) -> str:
 
     from service.ops.health import BEAT_LEADER_KEY
 
-    client = redis.Redis.from_url(cfg.REDIS_URL or "", socket_timeout=5, socket_connect_timeout=5,
-                                  **redis_tls_options(cfg.REDIS_URL or ""))
+    client = redis.Redis.from_url(
+        cfg.REDIS_URL or "", socket_timeout=5, socket_connect_timeout=5, **redis_tls_options(cfg.REDIS_URL or "")
+    )
     try:
         value = client.get(BEAT_LEADER_KEY)
     finally:
@@ -205,15 +279,18 @@ def connections(cfg: Settings) -> list[Check]:
     try:
         with db.connect() as conn:
             server = int(conn.execute(text("SHOW max_connections")).scalar_one())
-            role = int(conn.execute(text("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user"))
-                       .scalar_one())
+            role = int(
+                conn.execute(text("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user")).scalar_one()
+            )
     finally:
         db.dispose()
     allowed = min(server, role) if role >= 0 else server
     # One web and one worker machine, the web's, the worker's and beat's heartbeats, two one-off commands.
     budget = cfg.WEB_DB_CONNECTIONS + cfg.WORKER_DB_CONNECTIONS + 5
-    says = (f"one web and one worker machine may open {budget} (WEB_DB_CONNECTIONS {cfg.WEB_DB_CONNECTIONS} + "
-            f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 5), the database allows {allowed}")
+    says = (
+        f"one web and one worker machine may open {budget} (WEB_DB_CONNECTIONS {cfg.WEB_DB_CONNECTIONS} + "
+        f"WORKER_DB_CONNECTIONS {cfg.WORKER_DB_CONNECTIONS} + 5), the database allows {allowed}"
+    )
     if budget > allowed:
         return [Check("connections", FAIL, says + ": lower them (the runbook's table has the figures per plan)")]
     return [Check("connections", OK, says + "; each more machine adds its own")]

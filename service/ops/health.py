@@ -68,8 +68,11 @@ def beat(db: Engine, role: str, name: str, started: datetime, now: datetime, cha
     said = ",".join(channels)
     with transaction(db) as s:
         ins = sqlite_insert(table) if s.get_bind().dialect.name == "sqlite" else pg_insert(table)
-        s.execute(ins.values(name=name, role=role, started_at=started, seen_at=now, channels=said)
-                  .on_conflict_do_update(index_elements=["name"], set_={"seen_at": now, "channels": said}))
+        s.execute(
+            ins.values(name=name, role=role, started_at=started, seen_at=now, channels=said).on_conflict_do_update(
+                index_elements=["name"], set_={"seen_at": now, "channels": said}
+            )
+        )
         s.execute(delete(table).where(table.c.seen_at < now - FORGET_AFTER))
 
 
@@ -85,8 +88,14 @@ class Heartbeats:
     answer (or is not migrated yet) is logged and tried again next time, never fatal. ``stop``
     deletes the row, in the process that wrote it only (a forked child inherits the object)."""
 
-    def __init__(self, db: Engine, role: str, seconds: float, clock: Callable[[], datetime] = utcnow,
-                 channels: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        db: Engine,
+        role: str,
+        seconds: float,
+        clock: Callable[[], datetime] = utcnow,
+        channels: Sequence[str] = (),
+    ) -> None:
         self.db, self.role, self.seconds, self.clock, self.channels = db, role, seconds, clock, tuple(channels)
         self.name = process_name(role)
         self.pid = os.getpid()
@@ -204,8 +213,10 @@ class Liveness:
             having = " and ".join(sorted({p.role for p in known if channel in (p.channels or ())}))
             roles = sorted({p.role for p in lacking})
             why = "; ".join(CONSEQUENCE[r] for r in roles)
-            out.append(f"{channel} is set up on the {having} but not on {_named(lacking)}: {why}. Set its "
-                       "credentials on every web and worker (deploy/README.md, Configuration)")
+            out.append(
+                f"{channel} is set up on the {having} but not on {_named(lacking)}: {why}. Set its "
+                "credentials on every web and worker (deploy/README.md, Configuration)"
+            )
         return out
 
     def _late(self) -> list[str]:
@@ -214,11 +225,15 @@ class Liveness:
             if age <= self.late_after:
                 continue
             workers = [p for p in self.processes if p.role == "worker" and p.channels is not None]
-            hint = ("no live worker carries it: set its credentials on the worker"
-                    if workers and not any(channel in (p.channels or ()) for p in workers)
-                    else "is its platform refusing them? (lupus outbox, the worker's log)")
-            out.append(f"{channel} texts wait: the oldest unsent is {age:.0f} s old (more than "
-                       f"TEXTS_LATE_SECONDS, {self.late_after:.0f}): {hint}")
+            hint = (
+                "no live worker carries it: set its credentials on the worker"
+                if workers and not any(channel in (p.channels or ()) for p in workers)
+                else "is its platform refusing them? (lupus outbox, the worker's log)"
+            )
+            out.append(
+                f"{channel} texts wait: the oldest unsent is {age:.0f} s old (more than "
+                f"TEXTS_LATE_SECONDS, {self.late_after:.0f}): {hint}"
+            )
         return out
 
     def age(self, role: str) -> float | None:
@@ -229,10 +244,13 @@ class Liveness:
         out: dict[str, Any] = {}
         for role in (*ROLES, "web"):
             seen, age = self.last_seen.get(role), self.age(role)
-            out[role] = {"status": "silent" if self.silent(role) else "ok",
-                         "last_seen": None if seen is None else _aware(seen).isoformat(),
-                         "seconds_ago": None if age is None else round(age, 1), "processes": self.alive.get(role, 0),
-                         "carry": sorted({c for p in self.processes if p.role == role for c in p.channels or ()})}
+            out[role] = {
+                "status": "silent" if self.silent(role) else "ok",
+                "last_seen": None if seen is None else _aware(seen).isoformat(),
+                "seconds_ago": None if age is None else round(age, 1),
+                "processes": self.alive.get(role, 0),
+                "carry": sorted({c for p in self.processes if p.role == role for c in p.channels or ()}),
+            }
         out["phases_overdue"] = self.overdue
         out["oldest_unsent_seconds"] = None if self.oldest_unsent is None else round(self.oldest_unsent, 1)
         out["texts_waiting_seconds"] = {c: round(age, 1) for c, age in sorted(self.waiting.items())}
@@ -240,8 +258,10 @@ class Liveness:
         return out
 
 
-CONSEQUENCE = {"worker": "a worker without it leaves its texts unsent",
-               "web": "a web without it answers its players' messages 404"}
+CONSEQUENCE = {
+    "worker": "a worker without it leaves its texts unsent",
+    "web": "a web without it answers its players' messages 404",
+}
 
 
 def _named(processes: Sequence[Process]) -> str:
@@ -259,11 +279,15 @@ def overdue_after(settings: Settings) -> float:
 
 def live_processes(s: Session, settings: Settings, now: datetime) -> tuple[Process, ...]:
     """The processes whose heartbeat is recent, oldest first."""
-    rows = s.exec(select(Heartbeat.name, Heartbeat.role, Heartbeat.channels).where(
-        col(Heartbeat.seen_at) >= now - timedelta(seconds=settings.HEARTBEAT_STALE_SECONDS))
-        .order_by(col(Heartbeat.started_at))).all()
-    return tuple(Process(name, role, None if said is None else tuple(c for c in said.split(",") if c))
-                 for name, role, said in rows)
+    rows = s.exec(
+        select(Heartbeat.name, Heartbeat.role, Heartbeat.channels)
+        .where(col(Heartbeat.seen_at) >= now - timedelta(seconds=settings.HEARTBEAT_STALE_SECONDS))
+        .order_by(col(Heartbeat.started_at))
+    ).all()
+    return tuple(
+        Process(name, role, None if said is None else tuple(c for c in said.split(",") if c))
+        for name, role, said in rows
+    )
 
 
 def liveness(db: Engine, settings: Settings, now: datetime | None = None) -> Liveness:
@@ -273,17 +297,41 @@ def liveness(db: Engine, settings: Settings, now: datetime | None = None) -> Liv
     with Session(db) as s:
         rows = s.exec(select(Heartbeat.role, func.max(Heartbeat.seen_at)).group_by(col(Heartbeat.role))).all()
         processes = live_processes(s, settings, now)
-        overdue = s.exec(select(func.count()).select_from(Game).where(
-            col(Game.status) == "running", col(Game.paused).is_(False), col(Game.deadline).is_not(None),
-            col(Game.deadline) < now - timedelta(seconds=late))).one()
-        waiting = dict(s.exec(select(Outbox.channel, func.min(Outbox.created_at)).where(
-            col(Outbox.status).in_(UNSENT)).group_by(col(Outbox.channel))).all())
+        overdue = s.exec(
+            select(func.count())
+            .select_from(Game)
+            .where(
+                col(Game.status) == "running",
+                col(Game.paused).is_(False),
+                col(Game.deadline).is_not(None),
+                col(Game.deadline) < now - timedelta(seconds=late),
+            )
+        ).one()
+        waiting = dict(
+            s.exec(
+                select(Outbox.channel, func.min(Outbox.created_at))
+                .where(col(Outbox.status).in_(UNSENT))
+                .group_by(col(Outbox.channel))
+            ).all()
+        )
         # A failed row has no time of failure; its not_before is when it was last due or claimed.
-        failed = s.exec(select(func.count()).select_from(Outbox).where(
-            col(Outbox.status) == "failed", col(Outbox.not_before) >= now - timedelta(hours=1))).one()
+        failed = s.exec(
+            select(func.count())
+            .select_from(Outbox)
+            .where(col(Outbox.status) == "failed", col(Outbox.not_before) >= now - timedelta(hours=1))
+        ).one()
     seen: dict[str, datetime | None] = {role: None for role in (*ROLES, "web")}
     seen.update({role: when for role, when in rows})
     ages = {channel: max(0.0, (now - _aware(oldest)).total_seconds()) for channel, oldest in waiting.items()}
-    return Liveness(now=now, last_seen=seen, processes=processes, stale_after=settings.HEARTBEAT_STALE_SECONDS,
-                    overdue=int(overdue), overdue_after=late, oldest_unsent=max(ages.values(), default=None),
-                    failed_last_hour=int(failed), waiting=ages, late_after=settings.TEXTS_LATE_SECONDS)
+    return Liveness(
+        now=now,
+        last_seen=seen,
+        processes=processes,
+        stale_after=settings.HEARTBEAT_STALE_SECONDS,
+        overdue=int(overdue),
+        overdue_after=late,
+        oldest_unsent=max(ages.values(), default=None),
+        failed_last_hour=int(failed),
+        waiting=ages,
+        late_after=settings.TEXTS_LATE_SECONDS,
+    )

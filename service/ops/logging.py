@@ -31,20 +31,26 @@ def configure(json: bool | None = None, level: int | str = logging.INFO) -> None
         structlog.stdlib.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
-    renderer: Any = (structlog.processors.JSONRenderer() if as_json
-                     else structlog.dev.ConsoleRenderer(colors=tty))
+    renderer: Any = structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer(colors=tty)
     structlog.configure(
-        processors=[structlog.stdlib.filter_by_level, *shared, structlog.processors.StackInfoRenderer(),
-                    structlog.processors.format_exc_info,
-                    structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.processors.StackInfoRenderer(),
+            structlog.processors.format_exc_info,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
     formatter = structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=shared,
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                    *([structlog.processors.format_exc_info] if as_json else []), renderer],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *([structlog.processors.format_exc_info] if as_json else []),
+            renderer,
+        ],
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter)

@@ -38,18 +38,23 @@ ENV = "PROMETHEUS_MULTIPROC_DIR"
 """The variable prometheus-client itself reads (in the processes a server or a pool starts)."""
 
 # Every metric has a label, so that no value is made before a process has chosen its mode.
-UPDATES = Counter("lupus_updates_received", "Webhook calls from the platforms, by channel and answer.",
-                  ["channel", "status"])
+UPDATES = Counter(
+    "lupus_updates_received", "Webhook calls from the platforms, by channel and answer.", ["channel", "status"]
+)
 ACTIONS = Counter("lupus_actions_applied", "Moves the rules accepted, by verb.", ["verb"])
 REFUSALS = Counter("lupus_refusals", "Moves the rules refused (the player was told why), by reason.", ["reason"])
 TEXTS_SENT = Counter("lupus_texts_sent", "Texts the platforms accepted, by channel.", ["channel"])
-TEXTS_FAILED = Counter("lupus_texts_failed", "Sends that failed, by channel and kind (transient, permanent).",
-                       ["channel", "kind"])
-RATE_LIMITED = Counter("lupus_rate_limited", "Sends the platform answered 429 (retry after), by channel.",
-                       ["channel"])
+TEXTS_FAILED = Counter(
+    "lupus_texts_failed", "Sends that failed, by channel and kind (transient, permanent).", ["channel", "kind"]
+)
+RATE_LIMITED = Counter("lupus_rate_limited", "Sends the platform answered 429 (retry after), by channel.", ["channel"])
 PHASES_CLOSED = Counter("lupus_phases_closed", "Phases closed at their deadline, by rule set.", ["rules"])
-CLOSE_LATENESS = Histogram("lupus_phase_close_lateness_seconds", "How long after its deadline a phase closed.",
-                           ["rules"], buckets=(0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600))
+CLOSE_LATENESS = Histogram(
+    "lupus_phase_close_lateness_seconds",
+    "How long after its deadline a phase closed.",
+    ["rules"],
+    buckets=(0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600),
+)
 
 _PENDING = "lupus.metrics"
 log = logging.getLogger(__name__)
@@ -164,20 +169,33 @@ class _Database:
 
         live = liveness(self.db, self.settings, self.now)
         with Session(self.db) as s:
-            depth = dict(s.exec(select(Outbox.status, func.count()).where(
-                col(Outbox.status).in_(("pending", "sending", "held"))).group_by(col(Outbox.status))).all())
+            depth = dict(
+                s.exec(
+                    select(Outbox.status, func.count())
+                    .where(col(Outbox.status).in_(("pending", "sending", "held")))
+                    .group_by(col(Outbox.status))
+                ).all()
+            )
         g = GaugeMetricFamily("lupus_outbox_depth", "Outbox rows not sent yet, by status.", labels=["status"])
         for status in ("pending", "sending", "held"):
             g.add_metric([status], depth.get(status, 0))
         yield g
-        yield GaugeMetricFamily("lupus_outbox_oldest_unsent_seconds", "Age of the oldest unsent outbox row.",
-                                value=live.oldest_unsent or 0.0)
-        yield GaugeMetricFamily("lupus_phases_overdue", "Running phases whose deadline passed long ago.",
-                                value=live.overdue)
-        yield GaugeMetricFamily("lupus_failed_sends_last_hour", "Outbox rows given up in the last hour.",
-                                value=live.failed_last_hour)
-        hb = GaugeMetricFamily("lupus_heartbeat_age_seconds", "Seconds since the newest heartbeat, by role "
-                               "(absent: none running).", labels=["role"])
+        yield GaugeMetricFamily(
+            "lupus_outbox_oldest_unsent_seconds",
+            "Age of the oldest unsent outbox row.",
+            value=live.oldest_unsent or 0.0,
+        )
+        yield GaugeMetricFamily(
+            "lupus_phases_overdue", "Running phases whose deadline passed long ago.", value=live.overdue
+        )
+        yield GaugeMetricFamily(
+            "lupus_failed_sends_last_hour", "Outbox rows given up in the last hour.", value=live.failed_last_hour
+        )
+        hb = GaugeMetricFamily(
+            "lupus_heartbeat_age_seconds",
+            "Seconds since the newest heartbeat, by role (absent: none running).",
+            labels=["role"],
+        )
         for role in LIVE:
             age = live.age(role)
             if age is not None:

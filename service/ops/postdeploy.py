@@ -15,8 +15,9 @@ from service.channels.base import FAIL, Check
 from service.ops.doctor import run
 from service.settings import Settings
 
-ADDRESS = ("heroku config:set -a <app> PUBLIC_URL=$(heroku apps:info -a <app> -s | sed -n 's/^web_url=//p' "
-           "| sed 's:/$::')")
+ADDRESS = (
+    "heroku config:set -a <app> PUBLIC_URL=$(heroku apps:info -a <app> -s | sed -n 's/^web_url=//p' | sed 's:/$::')"
+)
 NEXT_WITHOUT_ADDRESS = [
     "next: the web and worker refuse to start until the app knows its address (heroku logs -a <app> says so).",
     "  Set it (the app restarts), then tell the platforms where it is and check:",
@@ -25,8 +26,10 @@ NEXT_WITHOUT_ADDRESS = [
     "  heroku run -a <app> lupus doctor",
     "(deploy/README.md, sections 3 and 4a)",
 ]
-FIX = ("next: configure a channel or fix the FAIL lines above, then: heroku run -a <app> lupus setup; heroku run "
-       "-a <app> lupus doctor (deploy/README.md, sections 1, 2 and 4a)")
+FIX = (
+    "next: configure a channel or fix the FAIL lines above, then: heroku run -a <app> lupus setup; heroku run "
+    "-a <app> lupus doctor (deploy/README.md, sections 1, 2 and 4a)"
+)
 DONE = "next: once the worker and beat have started: heroku run -a <app> lupus doctor"
 
 

@@ -54,17 +54,21 @@ def half_set_up(settings: Settings) -> str | None:
     for name, channel in CHANNELS.items():
         given = channel.credentials(settings)
         if given.half:
-            return (f"{name} is half set up: {_listed(given.given)} set but {_listed(given.missing)} not; it "
-                    f"needs all of them (or none, to switch {name} off)")
+            return (
+                f"{name} is half set up: {_listed(given.given)} set but {_listed(given.missing)} not; it "
+                f"needs all of them (or none, to switch {name} off)"
+            )
     return None
 
 
 def no_public_url(settings: Settings) -> str | None:
     on = carried(settings)
     if on and not settings.public_url_given():
-        return (f"PUBLIC_URL is not set (nor HEROKU_APP_DEFAULT_DOMAIN_NAME, nor FLY_APP_NAME), but {', '.join(on)} "
-                f"{'is' if len(on) == 1 else 'are'}: the platforms call the app there, and Twilio signs every call "
-                "over it (deploy/README.md, section 3)")
+        return (
+            f"PUBLIC_URL is not set (nor HEROKU_APP_DEFAULT_DOMAIN_NAME, nor FLY_APP_NAME), but {', '.join(on)} "
+            f"{'is' if len(on) == 1 else 'are'}: the platforms call the app there, and Twilio signs every call "
+            "over it (deploy/README.md, section 3)"
+        )
     return None
 
 
@@ -134,8 +138,10 @@ def in_use_elsewhere(settings: Settings, role: str) -> str | None:
                     uses.append(f"{players} player(s) on it in games not over")
                 if uses:
                     needs = _listed(CHANNELS[name].credentials(settings).missing)
-                    return (f"{name} is in use ({'; '.join(uses)}) but {needs} not set here: this {role} "
-                            f"would {WOULD[role]}")
+                    return (
+                        f"{name} is in use ({'; '.join(uses)}) but {needs} not set here: this {role} "
+                        f"would {WOULD[role]}"
+                    )
     except SQLAlchemyError:
         return None
     finally:
@@ -144,7 +150,11 @@ def in_use_elsewhere(settings: Settings, role: str) -> str | None:
 
 
 def _players(s: Session, channel: str) -> int:
-    return int(s.exec(select(func.count(func.distinct(col(Seat.identity_id))))
-                      .join(Game, col(Game.id) == col(Seat.game_id))
-                      .join(Identity, col(Identity.id) == col(Seat.identity_id))
-                      .where(col(Game.status).in_(NOT_OVER), col(Identity.channel) == channel)).one())
+    return int(
+        s.exec(
+            select(func.count(func.distinct(col(Seat.identity_id))))
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .join(Identity, col(Identity.id) == col(Seat.identity_id))
+            .where(col(Game.status).in_(NOT_OVER), col(Identity.channel) == channel)
+        ).one()
+    )

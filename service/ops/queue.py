@@ -14,8 +14,9 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
     if redis_url:
         import redis
 
-        client = redis.Redis.from_url(redis_url, socket_timeout=3, socket_connect_timeout=3,
-                                      **redis_tls_options(redis_url))
+        client = redis.Redis.from_url(
+            redis_url, socket_timeout=3, socket_connect_timeout=3, **redis_tls_options(redis_url)
+        )
         try:
             return f"redis, {client.llen(queue)} queued"
         except redis.RedisError as e:
@@ -29,8 +30,11 @@ def broker_depth(redis_url: str | None, queue: str = "lupus", data_dir: Path = P
         return "embedded (no queue yet)"
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            (n,) = conn.execute("SELECT count(*) FROM kombu_message m JOIN kombu_queue q ON m.queue_id = q.id "
-                                "WHERE q.name = ? AND m.visible", (queue,)).fetchone()
+            (n,) = conn.execute(
+                "SELECT count(*) FROM kombu_message m JOIN kombu_queue q ON m.queue_id = q.id "
+                "WHERE q.name = ? AND m.visible",
+                (queue,),
+            ).fetchone()
     except sqlite3.Error as e:
         return f"embedded, unreadable ({e})"
     return f"embedded, {n} queued"

@@ -32,13 +32,21 @@ def init_sentry(settings: Settings, process: str) -> bool:
     from sentry_sdk.scrubber import DEFAULT_DENYLIST, EventScrubber
 
     failed = {*range(500, 503), *range(504, 600)}
-    integrations: list[Any] = [StarletteIntegration(failed_request_status_codes=failed),
-                               FastApiIntegration(failed_request_status_codes=failed),
-                               CeleryIntegration(monitor_beat_tasks=False)]
-    sentry_sdk.init(dsn=settings.SENTRY_DSN, environment=settings.SENTRY_ENVIRONMENT,
-                    traces_sample_rate=settings.SENTRY_TRACES_SAMPLE_RATE, integrations=integrations,
-                    send_default_pii=False, max_request_body_size="never", include_local_variables=False,
-                    event_scrubber=EventScrubber(denylist=[*DEFAULT_DENYLIST, *SECRET_HEADERS], recursive=True))
+    integrations: list[Any] = [
+        StarletteIntegration(failed_request_status_codes=failed),
+        FastApiIntegration(failed_request_status_codes=failed),
+        CeleryIntegration(monitor_beat_tasks=False),
+    ]
+    sentry_sdk.init(
+        dsn=settings.SENTRY_DSN,
+        environment=settings.SENTRY_ENVIRONMENT,
+        traces_sample_rate=settings.SENTRY_TRACES_SAMPLE_RATE,
+        integrations=integrations,
+        send_default_pii=False,
+        max_request_body_size="never",
+        include_local_variables=False,
+        event_scrubber=EventScrubber(denylist=[*DEFAULT_DENYLIST, *SECRET_HEADERS], recursive=True),
+    )
     sentry_sdk.set_tag("process", process)
     _started = process
     return True

@@ -24,37 +24,68 @@ def games(db: Engine, phones: Phones) -> list[dict[str, Any]]:
     its seats: who sits where, the dead marked."""
     with Session(db) as s:
         rows = sorted(s.exec(select(Game)).all(), key=lambda g: (ORDER.get(g.status, 2), -(g.id or 0)))
-        seats = s.exec(select(Seat, Identity).join(Identity, col(Identity.id) == col(Seat.identity_id))
-                       .where(col(Seat.status) == "joined").order_by(col(Seat.position), col(Seat.id))).all()
-        hosts = {i.id: i for i in s.exec(select(Identity).where(
-            col(Identity.id).in_([g.host_id for g in rows if g.host_id is not None])))}
+        seats = s.exec(
+            select(Seat, Identity)
+            .join(Identity, col(Identity.id) == col(Seat.identity_id))
+            .where(col(Seat.status) == "joined")
+            .order_by(col(Seat.position), col(Seat.id))
+        ).all()
+        hosts = {
+            i.id: i
+            for i in s.exec(
+                select(Identity).where(col(Identity.id).in_([g.host_id for g in rows if g.host_id is not None]))
+            )
+        }
     out = []
     for g in rows:
         pv = engine.public_view(engine.from_json(g.state)) if g.state else {}
         dead = set(pv.get("dead", ()))
         host = hosts.get(g.host_id) if g.host_id is not None else None
         players = [seat.name for seat, _ in seats if seat.game_id == g.id]
-        out.append({
-            "code": g.code, "status": g.status, "phase": phase(g) if g.state else "",
-            "line": line(g, pv, len(players)),
-            "phase_no": g.phase_no, "paused": g.paused,
-            "deadline": g.deadline.isoformat() if g.deadline else None, "timezone": g.timezone,
-            "host": phones.get((host.channel, host.address)) if host else None,
-            "players": players,
-            "seats": [{"name": seat.name, "phone": phones.get((who.channel, who.address)),
-                       "dead": seat.name in dead} for seat, who in seats if seat.game_id == g.id]})
+        out.append(
+            {
+                "code": g.code,
+                "status": g.status,
+                "phase": phase(g) if g.state else "",
+                "line": line(g, pv, len(players)),
+                "phase_no": g.phase_no,
+                "paused": g.paused,
+                "deadline": g.deadline.isoformat() if g.deadline else None,
+                "timezone": g.timezone,
+                "host": phones.get((host.channel, host.address)) if host else None,
+                "players": players,
+                "seats": [
+                    {"name": seat.name, "phone": phones.get((who.channel, who.address)), "dead": seat.name in dead}
+                    for seat, who in seats
+                    if seat.game_id == g.id
+                ],
+            }
+        )
     return out
 
 
 def failures(db: Engine, phones: Phones) -> list[dict[str, Any]]:
     """What the worker gave up sending (failed outbox rows), newest first, and to whom."""
     with Session(db) as s:
-        rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                      .where(col(Outbox.status) == "failed").order_by(col(Outbox.id).desc()).limit(50)).all()
-    return [{"to": phones.get((who.channel, who.address)) or f"{who.channel} {who.address}",
-             "channel": row.channel, "key": row.key, "error": row.last_error or "",
-             "text": row.text[:160], "length": len(row.text), "at": row.created_at.isoformat()}
-            for row, who in rows]
+        rows = s.exec(
+            select(Outbox, Identity)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .where(col(Outbox.status) == "failed")
+            .order_by(col(Outbox.id).desc())
+            .limit(50)
+        ).all()
+    return [
+        {
+            "to": phones.get((who.channel, who.address)) or f"{who.channel} {who.address}",
+            "channel": row.channel,
+            "key": row.key,
+            "error": row.last_error or "",
+            "text": row.text[:160],
+            "length": len(row.text),
+            "at": row.created_at.isoformat(),
+        }
+        for row, who in rows
+    ]
 
 
 def phase(game: Game) -> str:

@@ -34,11 +34,26 @@ from fastapi.responses import JSONResponse
 from service.sandbox.flood import Flood, TelegramLimits
 
 # Parameters PTB sends as JSON strings inside a form body.
-_JSON_PARAMS = {"reply_markup", "link_preview_options", "permissions", "allowed_updates", "entities",
-                "reply_parameters", "commands", "scope"}
+_JSON_PARAMS = {
+    "reply_markup",
+    "link_preview_options",
+    "permissions",
+    "allowed_updates",
+    "entities",
+    "reply_parameters",
+    "commands",
+    "scope",
+}
 _COUNTED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
-_CHAT_METHODS = _COUNTED | {"deleteMessage", "getChat", "getChatMember", "restrictChatMember",
-                            "banChatMember", "unbanChatMember"}
+_CHAT_METHODS = _COUNTED | {
+    "deleteMessage",
+    "getChat",
+    "getChatMember",
+    "restrictChatMember",
+    "banChatMember",
+    "unbanChatMember",
+}
+
 
 @dataclass(frozen=True)
 class Call:
@@ -65,9 +80,15 @@ class FakeTelegram:
         only registered chats exist; otherwise any positive id is a private chat that started the
         bot and any negative id a group."""
         self.token = token
-        self.me = {"id": bot_id, "is_bot": True, "first_name": "Lupus", "username": username,
-                   "can_join_groups": True, "can_read_all_group_messages": False,
-                   "supports_inline_queries": False}
+        self.me = {
+            "id": bot_id,
+            "is_bot": True,
+            "first_name": "Lupus",
+            "username": username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
         self.limits = limits or TelegramLimits()
         self.enforce_limits = enforce_limits
         self.strict_chats = strict_chats
@@ -90,8 +111,15 @@ class FakeTelegram:
         self.app = self._make_app()
 
     # ---- what tests and the sandbox page use -------------------------------------------------
-    def register_chat(self, chat_id: int, kind: str = "private", *, title: str | None = None,
-                      first_name: str | None = None, username: str | None = None) -> None:
+    def register_chat(
+        self,
+        chat_id: int,
+        kind: str = "private",
+        *,
+        title: str | None = None,
+        first_name: str | None = None,
+        username: str | None = None,
+    ) -> None:
         chat: dict[str, Any] = {"id": chat_id, "type": kind}
         if kind == "private":
             chat["first_name"] = first_name or f"User{chat_id}"
@@ -144,8 +172,11 @@ class FakeTelegram:
 
     def sent(self, chat_id: int | None = None) -> list[dict[str, Any]]:
         """Messages the bot sent successfully, as Telegram returned them, in order."""
-        return [c.response["result"] for c in self.calls("sendMessage")
-                if c.status == 200 and (chat_id is None or c.response["result"]["chat"]["id"] == chat_id)]
+        return [
+            c.response["result"]
+            for c in self.calls("sendMessage")
+            if c.status == 200 and (chat_id is None or c.response["result"]["chat"]["id"] == chat_id)
+        ]
 
     def messages(self, chat_id: int) -> list[dict[str, Any]]:
         """The chat as its user sees it now: edits applied, deletions gone."""
@@ -208,8 +239,11 @@ class FakeTelegram:
                 return self._chats[cid]
         if self.strict_chats:
             return None
-        return {"id": cid, "type": "private", "first_name": f"User{cid}"} if cid > 0 else \
-            {"id": cid, "type": "group", "title": f"Group {cid}"}
+        return (
+            {"id": cid, "type": "private", "first_name": f"User{cid}"}
+            if cid > 0
+            else {"id": cid, "type": "group", "title": f"Group {cid}"}
+        )
 
     def _throttle(self, chat: dict[str, Any]) -> int:
         """0 if this send is allowed now (and counted), else Telegram's retry_after in seconds."""
@@ -228,8 +262,13 @@ class FakeTelegram:
     def _message(self, chat: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         cid = chat["id"]
         self._next_id[cid] = self._next_id.get(cid, 0) + 1
-        msg: dict[str, Any] = {"message_id": self._next_id[cid], "date": int(time.time()),
-                               "chat": chat, "from": self.me, "text": str(params.get("text", ""))}
+        msg: dict[str, Any] = {
+            "message_id": self._next_id[cid],
+            "date": int(time.time()),
+            "chat": chat,
+            "from": self.me,
+            "text": str(params.get("text", "")),
+        }
         if params.get("reply_markup"):
             msg["reply_markup"] = params["reply_markup"]
         self._messages.setdefault(cid, {})[msg["message_id"]] = msg
@@ -243,8 +282,18 @@ class FakeTelegram:
             return status, body
 
     def _handle(self, method: str, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if method in ("getMe", "logOut", "close", "getUpdates", "setMyCommands", "deleteMyCommands",
-                      "getMyCommands", "getWebhookInfo", "setWebhook", "deleteWebhook"):
+        if method in (
+            "getMe",
+            "logOut",
+            "close",
+            "getUpdates",
+            "setMyCommands",
+            "deleteMyCommands",
+            "getMyCommands",
+            "getWebhookInfo",
+            "setWebhook",
+            "deleteWebhook",
+        ):
             return 200, {"ok": True, "result": self._simple(method, p)}
         if method == "answerCallbackQuery":
             qid = str(p.get("callback_query_id") or "")
@@ -263,8 +312,9 @@ class FakeTelegram:
             return self._error(400, "Bad Request: chat not found")
         cid = chat["id"]
         if cid in self._migrated:
-            return self._error(400, "Bad Request: group chat was upgraded to a supergroup chat",
-                               migrate_to_chat_id=self._migrated[cid])
+            return self._error(
+                400, "Bad Request: group chat was upgraded to a supergroup chat", migrate_to_chat_id=self._migrated[cid]
+            )
         if method in _COUNTED:
             if cid in self._blocked:
                 return self._error(403, self._blocked[cid])
@@ -285,9 +335,12 @@ class FakeTelegram:
                 del self._messages[cid][msg["message_id"]]
                 return 200, {"ok": True, "result": True}
             if method == "editMessageReplyMarkup" and (p.get("reply_markup") or None) == msg.get("reply_markup"):
-                return self._error(400, "Bad Request: message is not modified: specified new message content "
-                                        "and reply markup are exactly the same as a current content and reply "
-                                        "markup of the message")
+                return self._error(
+                    400,
+                    "Bad Request: message is not modified: specified new message content "
+                    "and reply markup are exactly the same as a current content and reply "
+                    "markup of the message",
+                )
             if method == "editMessageText":
                 msg["text"] = str(p.get("text", ""))
             msg.pop("reply_markup", None)
@@ -303,11 +356,20 @@ class FakeTelegram:
             user = self.me if uid == self.me["id"] else {"id": uid, "is_bot": False, "first_name": f"User{uid}"}
             member: dict[str, Any] = {"status": "administrator" if admin else "member", "user": user}
             if admin:
-                member.update(can_be_edited=False, can_manage_chat=True, can_delete_messages=True,
-                              can_manage_video_chats=False, can_restrict_members=True,
-                              can_promote_members=False, can_change_info=False, can_invite_users=True,
-                              is_anonymous=False, can_post_stories=False, can_edit_stories=False,
-                              can_delete_stories=False)
+                member.update(
+                    can_be_edited=False,
+                    can_manage_chat=True,
+                    can_delete_messages=True,
+                    can_manage_video_chats=False,
+                    can_restrict_members=True,
+                    can_promote_members=False,
+                    can_change_info=False,
+                    can_invite_users=True,
+                    is_anonymous=False,
+                    can_post_stories=False,
+                    can_edit_stories=False,
+                    can_delete_stories=False,
+                )
             return 200, {"ok": True, "result": member}
         if method in ("restrictChatMember", "banChatMember", "unbanChatMember"):
             if chat["type"] == "private":
@@ -343,23 +405,31 @@ class FakeTelegram:
         if method == "getUpdates":
             return []
         if method == "setWebhook":
-            self.webhook = {"url": str(p.get("url", "")), "secret_token": p.get("secret_token"),
-                            "allowed_updates": p.get("allowed_updates")}
+            self.webhook = {
+                "url": str(p.get("url", "")),
+                "secret_token": p.get("secret_token"),
+                "allowed_updates": p.get("allowed_updates"),
+            }
             return True
         if method == "deleteWebhook":
             self.webhook = {"url": ""}
             return True
         if method == "getWebhookInfo":  # what `lupus doctor` reads; a test sets the pending and the error
-            info = {"url": self.webhook.get("url", ""), "has_custom_certificate": False,
-                    "pending_update_count": int(self.webhook.get("pending_update_count", 0))}
+            info = {
+                "url": self.webhook.get("url", ""),
+                "has_custom_certificate": False,
+                "pending_update_count": int(self.webhook.get("pending_update_count", 0)),
+            }
             for key in ("last_error_date", "last_error_message", "allowed_updates"):
                 if self.webhook.get(key) is not None:
                     info[key] = self.webhook[key]
             return info
         if method in ("setMyCommands", "deleteMyCommands", "getMyCommands"):
             scope = p.get("scope")
-            where = (str(scope.get("type", "default")) if isinstance(scope, dict) else "default",
-                     str(p.get("language_code") or ""))
+            where = (
+                str(scope.get("type", "default")) if isinstance(scope, dict) else "default",
+                str(p.get("language_code") or ""),
+            )
             if method == "getMyCommands":
                 return self._commands.get(where, [])
             if method == "deleteMyCommands":

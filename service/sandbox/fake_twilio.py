@@ -38,8 +38,12 @@ class TwilioCall:
 
 
 def _error(status: int, code: int, message: str) -> tuple[int, dict[str, Any]]:
-    return status, {"code": code, "message": message, "more_info": f"https://www.twilio.com/docs/errors/{code}",
-                    "status": status}
+    return status, {
+        "code": code,
+        "message": message,
+        "more_info": f"https://www.twilio.com/docs/errors/{code}",
+        "status": status,
+    }
 
 
 class FakeTwilio:
@@ -73,10 +77,20 @@ class FakeTwilio:
 
     def _number(self, number: str) -> dict[str, Any]:
         sid = "PN" + secrets.token_hex(16)
-        return {"sid": sid, "account_sid": self.account_sid, "phone_number": number, "friendly_name": number,
-                "sms_url": "", "sms_method": "POST", "sms_fallback_url": "", "sms_application_sid": "",
-                "status_callback": "", "status_callback_method": "POST", "capabilities": {"sms": True},
-                "uri": f"/2010-04-01/Accounts/{self.account_sid}/IncomingPhoneNumbers/{sid}.json"}
+        return {
+            "sid": sid,
+            "account_sid": self.account_sid,
+            "phone_number": number,
+            "friendly_name": number,
+            "sms_url": "",
+            "sms_method": "POST",
+            "sms_fallback_url": "",
+            "sms_application_sid": "",
+            "status_callback": "",
+            "status_callback_method": "POST",
+            "capabilities": {"sms": True},
+            "uri": f"/2010-04-01/Accounts/{self.account_sid}/IncomingPhoneNumbers/{sid}.json",
+        }
 
     def configure_number(self, number: str, **config: str) -> None:
         """Set a number's configuration, as the console's Messaging section does (``sms_url=...``)."""
@@ -125,8 +139,12 @@ class FakeTwilio:
         if "MessagingServiceSid" in p and sender not in self.services:
             return _error(400, 21701, "The Messaging Service Sid is invalid.")
         if "MessagingServiceSid" not in p and sender not in self.numbers:
-            return _error(400, 21606, f"The From phone number {sender} is not a valid, SMS-capable "
-                          "inbound phone number or short code for your account.")
+            return _error(
+                400,
+                21606,
+                f"The From phone number {sender} is not a valid, SMS-capable "
+                "inbound phone number or short code for your account.",
+            )
         if not body:
             return _error(400, 21602, "Message body is required.")
         if len(body) > 1600:
@@ -146,15 +164,29 @@ class FakeTwilio:
         size = sms_size(body)
         uri = f"/2010-04-01/Accounts/{self.account_sid}/Messages/{sid}.json"
         message = {
-            "account_sid": self.account_sid, "api_version": "2010-04-01", "body": body,
-            "date_created": now_text, "date_sent": None, "date_updated": now_text,
-            "direction": "outbound-api", "error_code": None, "error_message": None,
-            "from": p.get("From") or None, "messaging_service_sid": p.get("MessagingServiceSid"),
-            "num_media": "0", "num_segments": str(size.segments), "price": None, "price_unit": "USD",
-            "sid": sid, "status": "accepted" if "MessagingServiceSid" in p else "queued",
-            "subresource_uris": {"media": uri.replace(".json", "/Media.json")}, "to": to, "uri": uri,
+            "account_sid": self.account_sid,
+            "api_version": "2010-04-01",
+            "body": body,
+            "date_created": now_text,
+            "date_sent": None,
+            "date_updated": now_text,
+            "direction": "outbound-api",
+            "error_code": None,
+            "error_message": None,
+            "from": p.get("From") or None,
+            "messaging_service_sid": p.get("MessagingServiceSid"),
+            "num_media": "0",
+            "num_segments": str(size.segments),
+            "price": None,
+            "price_unit": "USD",
+            "sid": sid,
+            "status": "accepted" if "MessagingServiceSid" in p else "queued",
+            "subresource_uris": {"media": uri.replace(".json", "/Media.json")},
+            "to": to,
+            "uri": uri,
             # Not in Twilio's answer: what the sandbox needs to show and to call back.
-            "encoding": size.encoding, "status_callback": p.get("StatusCallback"),
+            "encoding": size.encoding,
+            "status_callback": p.get("StatusCallback"),
         }
         self._messages[sid] = message
         return 201, {k: v for k, v in message.items() if k not in ("encoding", "status_callback")}
@@ -170,12 +202,23 @@ class FakeTwilio:
         if numbers is not None and method == "GET":
             if not self._authorized(auth) or numbers.group(1) != self.account_sid:
                 return _error(401, 20003, "Authenticate")
-            found = [dict(n) for n in self.phone_numbers.values()
-                     if not p.get("PhoneNumber") or n["phone_number"] == p["PhoneNumber"]]
+            found = [
+                dict(n)
+                for n in self.phone_numbers.values()
+                if not p.get("PhoneNumber") or n["phone_number"] == p["PhoneNumber"]
+            ]
             uri = f"/2010-04-01/{path}"
-            return 200, {"incoming_phone_numbers": found, "page": 0, "page_size": 50, "start": 0,
-                         "end": max(0, len(found) - 1), "uri": uri, "first_page_uri": uri,
-                         "next_page_uri": None, "previous_page_uri": None}
+            return 200, {
+                "incoming_phone_numbers": found,
+                "page": 0,
+                "page_size": 50,
+                "start": 0,
+                "end": max(0, len(found) - 1),
+                "uri": uri,
+                "first_page_uri": uri,
+                "next_page_uri": None,
+                "previous_page_uri": None,
+            }
         one = re.fullmatch(r"Accounts/([^/]+)/IncomingPhoneNumbers/(PN[0-9a-f]{32})\.json", path)
         if one is not None:  # a number's configuration, read or changed (as `lupus setup` does)
             if not self._authorized(auth) or one.group(1) != self.account_sid:

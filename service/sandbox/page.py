@@ -220,8 +220,11 @@ def make_app(sandbox: World) -> FastAPI:
     @app.post("/api/next-deadline")
     def next_deadline(body: Next | None = None) -> dict[str, Any]:
         done = sandbox.advance(body.code if body else None)
-        return {"line": done.line, "deadline": done.deadline.isoformat() if done.deadline else None,
-                "now": sandbox.clock.now().isoformat()}
+        return {
+            "line": done.line,
+            "deadline": done.deadline.isoformat() if done.deadline else None,
+            "now": sandbox.clock.now().isoformat(),
+        }
 
     @app.post("/api/robots")
     def add_robots(body: Robots) -> dict[str, Any]:

@@ -13,8 +13,34 @@ from service.sandbox import inbound
 #: 4,096 characters; an SMS longer than Twilio's 1,600 characters never reaches the number.
 TELEGRAM_MAX = 4096
 SMS_MAX = 1600
-NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jim", "Kim", "Leo", "Mia", "Ned",
-         "Oli", "Pam", "Quin", "Rex", "Sue", "Tom", "Uma", "Vic", "Wes", "Xia", "Yves", "Zoe"]
+NAMES = [
+    "Ann",
+    "Bob",
+    "Cat",
+    "Dan",
+    "Eve",
+    "Fay",
+    "Gus",
+    "Hal",
+    "Ivy",
+    "Jim",
+    "Kim",
+    "Leo",
+    "Mia",
+    "Ned",
+    "Oli",
+    "Pam",
+    "Quin",
+    "Rex",
+    "Sue",
+    "Tom",
+    "Uma",
+    "Vic",
+    "Wes",
+    "Xia",
+    "Yves",
+    "Zoe",
+]
 
 
 @dataclass
@@ -39,10 +65,10 @@ def timeline(phone: Phone, inbox: Sequence[dict[str, Any]]) -> list[dict[str, An
     for i, m in enumerate(inbox, start=1):
         if phone.channel == "telegram":
             keyboard = m.get("reply_markup", {}).get("inline_keyboard", []) if m.get("reply_markup") else []
-            buttons = [[{"text": b.get("text", ""), "data": b.get("callback_data")} for b in row]
-                       for row in keyboard]
-            items.append((m["message_id"], 0, {"from": "bot", "text": m["text"], "id": m["message_id"],
-                                               "buttons": buttons}))
+            buttons = [[{"text": b.get("text", ""), "data": b.get("callback_data")} for b in row] for row in keyboard]
+            items.append(
+                (m["message_id"], 0, {"from": "bot", "text": m["text"], "id": m["message_id"], "buttons": buttons})
+            )
         else:
             items.append((i, 0, {"from": "bot", "text": m["body"], "segments": int(m["num_segments"])}))
     for j, (mark, text) in enumerate(phone.said, start=1):

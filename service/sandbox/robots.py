@@ -20,8 +20,9 @@ from service.store.models import Game, Identity, Seat
 Address = tuple[str, str]  # (channel, address): how the service knows a person
 
 
-def pending_moves(db: Engine, robots: Iterable[Address], done: set[tuple[int, int, str]],
-                  rnd: random.Random) -> list[tuple[Address, str]]:
+def pending_moves(
+    db: Engine, robots: Iterable[Address], done: set[tuple[int, int, str]], rnd: random.Random
+) -> list[tuple[Address, str]]:
     """(robot, move text) for every robot seated in a running game who has not moved in its current
     phase yet; each one returned is added to `done` as (game id, phase number, seat name)."""
     wanted = set(robots)
@@ -31,9 +32,11 @@ def pending_moves(db: Engine, robots: Iterable[Address], done: set[tuple[int, in
         for game in games:
             if game.state is None or game.id is None:
                 continue
-            rows = session.exec(select(Seat.name, Identity.channel, Identity.address)
-                                .join(Identity, col(Identity.id) == col(Seat.identity_id))
-                                .where(col(Seat.game_id) == game.id, col(Seat.status) == "joined")).all()
+            rows = session.exec(
+                select(Seat.name, Identity.channel, Identity.address)
+                .join(Identity, col(Identity.id) == col(Seat.identity_id))
+                .where(col(Seat.game_id) == game.id, col(Seat.status) == "joined")
+            ).all()
             mine = {name: (channel, address) for name, channel, address in rows if (channel, address) in wanted}
             if not mine:
                 continue

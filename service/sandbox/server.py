@@ -24,8 +24,9 @@ class ServerThread:
         self.host, self.port = self._sock.getsockname()[:2]
         config = uvicorn.Config(app, log_level=log_level, lifespan="off", access_log=False)
         self.server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name=f"uvicorn:{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self._sock]}, name=f"uvicorn:{self.port}", daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -41,8 +41,9 @@ class Tables:
             names.append(robot.name)
         return names
 
-    def quick_game(self: Host, humans: tuple[tuple[str | None, str], ...] = ((None, "telegram"), (None, "sms")),
-                   size: int = 8) -> str:
+    def quick_game(
+        self: Host, humans: tuple[tuple[str | None, str], ...] = ((None, "telegram"), (None, "sms")), size: int = 8
+    ) -> str:
         """A game of `size`: the first human hosts it, the other humans join, robots fill the other
         seats, the host starts it. Returns its code."""
         people = [self.add_phone(name, channel) for name, channel in humans]
@@ -58,9 +59,12 @@ class Tables:
     def _hosted_by(self: Host, phone: Phone) -> str:
         assert self.service is not None
         with Session(self.service.db) as s:
-            code = s.exec(select(Game.code).join(Identity, col(Identity.id) == col(Game.host_id))
-                          .where(Identity.channel == phone.channel, Identity.address == phone.address)
-                          .order_by(col(Game.id).desc())).first()
+            code = s.exec(
+                select(Game.code)
+                .join(Identity, col(Identity.id) == col(Game.host_id))
+                .where(Identity.channel == phone.channel, Identity.address == phone.address)
+                .order_by(col(Game.id).desc())
+            ).first()
         if code is None:
             raise RuntimeError(f"{phone.name} could not create a game")
         return code

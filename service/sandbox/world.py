@@ -52,6 +52,8 @@ from service.texts.i18n import deadline_text
 log = logging.getLogger(__name__)
 TOKEN = "7000000001:sandbox-token"
 FROM_NUMBER = "+15005550006"
+
+
 class _Later:
     """An ASGI app set after its server is bound: the web app needs its own address (PUBLIC_URL)."""
 
@@ -62,8 +64,16 @@ class _Later:
 
 
 class Sandbox(Tables):
-    def __init__(self, data_dir: Path | str = "var", *, port: int = 0, host: str = "127.0.0.1",
-                 database_url: str | None = None, seed: int | None = None, **settings: Any) -> None:
+    def __init__(
+        self,
+        data_dir: Path | str = "var",
+        *,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        database_url: str | None = None,
+        seed: int | None = None,
+        **settings: Any,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.clock = SandboxClock()
         # No flood limits in the stand-ins and none in the limiter: a sandbox game moves a day on at
@@ -86,14 +96,22 @@ class Sandbox(Tables):
         self.url, self.web_url = self.page_server.url, self.web_server.url
         self.settings = Settings(
             DATABASE_URL=database_url or f"sqlite:///{(self.data_dir / 'sandbox.db').resolve()}",
-            REDIS_URL=None, PUBLIC_URL=self.web_url,
-            TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=secrets.token_urlsafe(16),
+            REDIS_URL=None,
+            PUBLIC_URL=self.web_url,
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_WEBHOOK_SECRET=secrets.token_urlsafe(16),
             TELEGRAM_API_URL=self.url + "/telegram",
-            TWILIO_ACCOUNT_SID=self.twilio.account_sid, TWILIO_AUTH_TOKEN=self.twilio.auth_token,
-            TWILIO_FROM_NUMBER=FROM_NUMBER, TWILIO_MESSAGING_SERVICE_SID=None, TWILIO_API_URL=self.url + "/twilio",
-            **settings)
-        self.telegram.webhook = {"url": self.web_url + "/telegram/webhook",
-                                 "secret_token": self.settings.TELEGRAM_WEBHOOK_SECRET}
+            TWILIO_ACCOUNT_SID=self.twilio.account_sid,
+            TWILIO_AUTH_TOKEN=self.twilio.auth_token,
+            TWILIO_FROM_NUMBER=FROM_NUMBER,
+            TWILIO_MESSAGING_SERVICE_SID=None,
+            TWILIO_API_URL=self.url + "/twilio",
+            **settings,
+        )
+        self.telegram.webhook = {
+            "url": self.web_url + "/telegram/webhook",
+            "secret_token": self.settings.TELEGRAM_WEBHOOK_SECRET,
+        }
         self.service: Service | None = None
         self.delivery: Any = None
         self.http = httpx.Client(timeout=60)
@@ -104,8 +122,12 @@ class Sandbox(Tables):
         from service.web import create_app
 
         upgrade(self.settings.DATABASE_URL)
-        self.service = Service(self.settings, db=_sandbox_db(self.settings.DATABASE_URL), clock=self.clock,
-                               after_commit=lambda _ids: self._wake.set())
+        self.service = Service(
+            self.settings,
+            db=_sandbox_db(self.settings.DATABASE_URL),
+            clock=self.clock,
+            after_commit=lambda _ids: self._wake.set(),
+        )
         install(self.service)  # what the worker adds to the service: absences counted at each close
         self._web_app.app = create_app(self.settings, self.service)
         self.delivery = _make_delivery(self.settings)
@@ -164,9 +186,15 @@ class Sandbox(Tables):
         def unreachable(identity_id: int, reason: PermanentReason, games: list[int]) -> None:
             tell_hosts_unreachable(svc, identity_id, reason.value, games)
 
-        report = deliver(svc.db, self.delivery.senders, self.delivery.limiter, clock=self.clock,
-                         lease=self.settings.DISPATCH_LEASE_SECONDS,
-                         max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS, on_unreachable=unreachable)
+        report = deliver(
+            svc.db,
+            self.delivery.senders,
+            self.delivery.limiter,
+            clock=self.clock,
+            lease=self.settings.DISPATCH_LEASE_SECONDS,
+            max_attempts=self.settings.OUTBOX_MAX_ATTEMPTS,
+            on_unreachable=unreachable,
+        )
         if report.refused:  # as the worker does: Telegram would not mute a Ghost
             tell_hosts_mute_refused(svc, report.refused)
         if report.lost:  # as the worker does: a text that will never arrive, told to the hosts
@@ -232,10 +260,13 @@ class Sandbox(Tables):
         with Session(self.service.db) as s:
             after = {g.code: board.phase(g) for g in s.exec(select(Game).where(col(Game.code).in_(list(before))))}
         moved = duration_words(max(timedelta(), when - start))
-        line = (f"The clock jumped {moved}, to {deadline_text(when, game.timezone, 'en')}: #{game.code}"
-                f" {before[game.code]} closed, now {after.get(game.code, '?')}.")
-        also = [f"#{c} {before[c]} closed, now {after[c]}" for c in before
-                if c != game.code and after.get(c) != before[c]]
+        line = (
+            f"The clock jumped {moved}, to {deadline_text(when, game.timezone, 'en')}: #{game.code}"
+            f" {before[game.code]} closed, now {after.get(game.code, '?')}."
+        )
+        also = [
+            f"#{c} {before[c]} closed, now {after[c]}" for c in before if c != game.code and after.get(c) != before[c]
+        ]
         if also:
             line += " Also past its deadline on the way: " + "; ".join(also) + "."
         return Advanced(line, when)
@@ -249,8 +280,11 @@ class Sandbox(Tables):
             if channel not in ("telegram", "sms"):
                 raise ValueError("A phone is on Telegram or on SMS.")
             if not name or name.lower() in taken:
-                raise ValueError(f"There is a phone called {name} already: pick another name." if name
-                                 else "Give the phone a name, or leave the box empty for one of ours.")
+                raise ValueError(
+                    f"There is a phone called {name} already: pick another name."
+                    if name
+                    else "Give the phone a name, or leave the box empty for one of ours."
+                )
             n = len(self.phones) + 1
             address = str(100000 + n) if channel == "telegram" else f"+39333{n:07d}"
             phone = Phone(name, channel, address, robot)
@@ -284,20 +318,27 @@ class Sandbox(Tables):
         elif word == "start":
             self.twilio.opt_in(phone.address)
         url = self.settings.PUBLIC_URL + "/sms/twilio"
-        return self.http.post(self.web_url + "/sms/twilio", data=form,
-                              headers=inbound.signed(self.twilio.auth_token, url, form)).status_code
+        return self.http.post(
+            self.web_url + "/sms/twilio", data=form, headers=inbound.signed(self.twilio.auth_token, url, form)
+        ).status_code
 
     def tap(self, name: str, message_id: int, data: str) -> int:
         """`name` taps the inline button carrying `data` under the bot's message `message_id`."""
         phone = self.phones[name]
         if phone.channel != "telegram":
             raise ValueError("Only Telegram phones have buttons.")
-        message = next((m for m in self.telegram.messages(int(phone.address)) if m["message_id"] == message_id),
-                       None)
+        message = next((m for m in self.telegram.messages(int(phone.address)) if m["message_id"] == message_id), None)
         if message is None:
             raise ValueError(f"{name}'s phone has no message {message_id}.")
-        label = next((b.get("text", data) for row in message.get("reply_markup", {}).get("inline_keyboard", [])
-                      for b in row if b.get("callback_data") == data), None)
+        label = next(
+            (
+                b.get("text", data)
+                for row in message.get("reply_markup", {}).get("inline_keyboard", [])
+                for b in row
+                if b.get("callback_data") == data
+            ),
+            None,
+        )
         if label is None:
             raise ValueError("That button is no longer under the message.")
         with self._lock:
@@ -349,13 +390,23 @@ class Sandbox(Tables):
         return {
             "now": self.clock.now().isoformat(),
             # In the zone of the game listed first (the phones write times in their game's zone).
-            "clock": clock_text(self.clock.now(), self.clock.offset,
-                                games[0]["timezone"] if games else self.settings.DEFAULT_TIMEZONE),
+            "clock": clock_text(
+                self.clock.now(), self.clock.offset, games[0]["timezone"] if games else self.settings.DEFAULT_TIMEZONE
+            ),
             "games": games,
             "failures": self.failures(),
-            "phones": [{"name": p.name, "channel": p.channel, "address": p.address, "robot": p.robot,
-                        "game": where.get(p.name, (None, False))[0], "dead": where.get(p.name, (None, False))[1],
-                        "messages": self.timeline(p)} for p in phones],
+            "phones": [
+                {
+                    "name": p.name,
+                    "channel": p.channel,
+                    "address": p.address,
+                    "robot": p.robot,
+                    "game": where.get(p.name, (None, False))[0],
+                    "dead": where.get(p.name, (None, False))[1],
+                    "messages": self.timeline(p),
+                }
+                for p in phones
+            ],
         }
 
 
@@ -372,6 +423,7 @@ def _sandbox_db(url: str) -> Engine:
     games are worth less than the seconds a click would otherwise take on a slow disk)."""
     db = make_engine(url)
     if is_sqlite(url):
+
         @event.listens_for(db, "connect")
         def _fast(dbapi_conn: Any, _record: Any) -> None:
             dbapi_conn.execute("PRAGMA synchronous=OFF")
@@ -386,4 +438,3 @@ def _make_delivery(cfg: Settings) -> Any:
     # The stand-ins take any rate: every channel's every kind of chat, fast.
     fast = [Rule("channel", Rate(10_000, 1.0, burst=10_000))]
     return make_delivery(cfg, policy={key: fast for key in make_policy(cfg)})
-

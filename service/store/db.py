@@ -78,10 +78,12 @@ def transaction(engine: Engine) -> Iterator[Session]:
 
 # The hot path's statements are built once: SQLAlchemy then finds each one's compiled form by a cache
 # key memoized on the object, where a statement built per call is built and keyed anew every time.
-_LOCK_BY_ID = (select(Game).where(Game.id == bindparam("key")).with_for_update()
-               .execution_options(populate_existing=True))
-_LOCK_BY_CODE = (select(Game).where(Game.code == bindparam("key")).with_for_update()
-                 .execution_options(populate_existing=True))
+_LOCK_BY_ID = (
+    select(Game).where(Game.id == bindparam("key")).with_for_update().execution_options(populate_existing=True)
+)
+_LOCK_BY_CODE = (
+    select(Game).where(Game.code == bindparam("key")).with_for_update().execution_options(populate_existing=True)
+)
 _INSERT_NEW: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
 
 
@@ -92,9 +94,14 @@ def lock_game(session: Session, game_id: int | None = None, *, code: str | None 
     return session.exec(stmt, params={"key": key}).first()
 
 
-_LOCK_AHEAD = (select(Game.id).where(or_(col(Game.code).in_(bindparam("codes", expanding=True)),
-                                          col(Game.id).in_(bindparam("ids", expanding=True))))
-               .order_by(col(Game.id)).with_for_update())
+_LOCK_AHEAD = (
+    select(Game.id)
+    .where(
+        or_(col(Game.code).in_(bindparam("codes", expanding=True)), col(Game.id).in_(bindparam("ids", expanding=True)))
+    )
+    .order_by(col(Game.id))
+    .with_for_update()
+)
 
 
 def lock_games_ahead(session: Session, codes: set[str], ids: set[int]) -> None:
@@ -119,8 +126,11 @@ def insert_new(session: Session, model: type[SQLModel], key: tuple[str, ...], **
     stmt = _INSERT_NEW.get(cache_key)
     if stmt is None:
         ins = sqlite_insert(table) if dialect == "sqlite" else pg_insert(table)
-        stmt = (ins.values({name: bindparam(name) for name in values})
-                .on_conflict_do_nothing(index_elements=list(key)).returning(table.c.id))
+        stmt = (
+            ins.values({name: bindparam(name) for name in values})
+            .on_conflict_do_nothing(index_elements=list(key))
+            .returning(table.c.id)
+        )
         _INSERT_NEW[cache_key] = stmt
     row = session.execute(stmt, values).first()
     return int(row[0]) if row is not None else None
@@ -150,11 +160,18 @@ def bump(session: Session, game: Game) -> None:
     stmt = _BUMPS.get(frozenset(changed))
     if stmt is None:
         table = cast("Any", Game).__table__
-        stmt = (update(table).where(table.c.id == bindparam("_id"), table.c.version == bindparam("_old"))
-                .values(version=bindparam("_new"), **{k: bindparam(f"_{k}") for k in changed}))
+        stmt = (
+            update(table)
+            .where(table.c.id == bindparam("_id"), table.c.version == bindparam("_old"))
+            .values(version=bindparam("_new"), **{k: bindparam(f"_{k}") for k in changed})
+        )
         _BUMPS[frozenset(changed)] = stmt
-    result = cast("CursorResult[Any]", session.connection().execute(
-        stmt, {"_id": game.id, "_old": old, "_new": old + 1, **{f"_{k}": v for k, v in changed.items()}}))
+    result = cast(
+        "CursorResult[Any]",
+        session.connection().execute(
+            stmt, {"_id": game.id, "_old": old, "_new": old + 1, **{f"_{k}": v for k, v in changed.items()}}
+        ),
+    )
     if result.rowcount != 1:
         raise Conflict(f"game {game.id} changed under this command")
     set_committed_value(game, "version", old + 1)
@@ -208,9 +225,10 @@ def insert_rows(session: Session, table: Any, rows: Sequence[Mapping[str, Any]],
     if unnest is None:
         cols = ", ".join(names)
         arrays = ", ".join(f"CAST(:{n} AS {table.c[n].type.compile(conn.dialect)}[])" for n in names)
-        unnest = _UNNEST[key] = text(f"INSERT INTO {table.name} ({cols}) SELECT {cols} FROM unnest({arrays}) "
-                                     f"WITH ORDINALITY AS u({cols}, n) ORDER BY n"
-                                     + (" RETURNING id" if returning else ""))
+        unnest = _UNNEST[key] = text(
+            f"INSERT INTO {table.name} ({cols}) SELECT {cols} FROM unnest({arrays}) "
+            f"WITH ORDINALITY AS u({cols}, n) ORDER BY n" + (" RETURNING id" if returning else "")
+        )
     json_cols = {n for n in names if isinstance(table.c[n].type, JSON)}
     # JSON goes as text (None as JSON's null, as SQLAlchemy's JSON type writes it).
     params = {n: [json.dumps(r[n]) for r in rows] if n in json_cols else [r[n] for r in rows] for n in names}

@@ -47,7 +47,7 @@ class GroupCommit(Generic[C, R]):
     async def _drain(self) -> None:
         try:
             while self._waiting:
-                batch, self._waiting = self._waiting[:self._limit], self._waiting[self._limit:]
+                batch, self._waiting = self._waiting[: self._limit], self._waiting[self._limit :]
                 try:
                     results = await run_in_threadpool(self._run_many, [m for m, _ in batch])
                 except Exception as e:  # run_many itself failed: every message in it did

@@ -180,8 +180,13 @@ Index("ix_outbox_status_not_before", Outbox.status, Outbox.not_before)  # type: 
 # sender finds a reader's rows queued before a text (``_in_turn``): both without reading the rows
 # already sent.
 _UNSENT = text("status IN ('pending', 'sending')")
-Index("ix_outbox_unsent_by_reader", Outbox.identity_id, Outbox.id,  # type: ignore[arg-type]
-      postgresql_where=_UNSENT, sqlite_where=_UNSENT)
+Index(
+    "ix_outbox_unsent_by_reader",
+    Outbox.identity_id,  # type: ignore[arg-type]
+    Outbox.id,  # type: ignore[arg-type]
+    postgresql_where=_UNSENT,
+    sqlite_where=_UNSENT,
+)
 
 
 class PhaseMark(SQLModel, table=True):

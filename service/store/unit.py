@@ -59,10 +59,24 @@ class Letter:
     id: int | None = None
 
     def values(self) -> dict[str, Any]:
-        return {"identity_id": self.identity_id, "channel": self.channel, "game_id": self.game_id, "key": self.key,
-                "text": self.text, "status": self.status, "attempts": 0, "not_before": self.not_before,
-                "dedup_key": self.dedup_key, "last_error": None, "created_at": self.created_at, "sent_at": None,
-                "buttons": self.buttons, "delivery": None, "action": self.action, "parts_sent": 0}
+        return {
+            "identity_id": self.identity_id,
+            "channel": self.channel,
+            "game_id": self.game_id,
+            "key": self.key,
+            "text": self.text,
+            "status": self.status,
+            "attempts": 0,
+            "not_before": self.not_before,
+            "dedup_key": self.dedup_key,
+            "last_error": None,
+            "created_at": self.created_at,
+            "sent_at": None,
+            "buttons": self.buttons,
+            "delivery": None,
+            "action": self.action,
+            "parts_sent": 0,
+        }
 
 
 class Unit:
@@ -118,8 +132,9 @@ class Unit:
 
     # -- when rows are written ----------------------------------------------------------------------
     @contextmanager
-    def reading(self, model: type[GameEvent] | type[Outbox],
-                staged: Callable[[Letter], bool] | None = None) -> Iterator[None]:
+    def reading(
+        self, model: type[GameEvent] | type[Outbox], staged: Callable[[Letter], bool] | None = None
+    ) -> Iterator[None]:
         """Around a read of the log (``GameEvent``) or of the outbox (``Outbox``): the staged rows of
         that table are written first (of the outbox, only those ``staged`` keeps, when given: the
         ones the read could find, with the letters' changed statuses), and the session flushes

@@ -109,10 +109,10 @@ def roles_named(words: Sequence[str]) -> tuple[list[str], str | None]:
     roles: list[str] = []
     i = 0
     while i < len(words):
-        n = next((n for n in range(min(4, len(words) - i), 0, -1) if role_key(" ".join(words[i:i + n]))), 0)
+        n = next((n for n in range(min(4, len(words) - i), 0, -1) if role_key(" ".join(words[i : i + n]))), 0)
         if n == 0:
             return roles, words[i]
-        roles.append(str(role_key(" ".join(words[i:i + n]))))
+        roles.append(str(role_key(" ".join(words[i : i + n]))))
         i += n
     return roles, None
 

@@ -24,8 +24,7 @@ def seat_number(target: str, seats: Sequence[str]) -> str | None:
     return f"{seats.index(owner) + 1}:{side}" if colon and owner in seats else None
 
 
-def options(actions: Sequence[str], lang: str, sms: bool = False, *,
-            seats: Sequence[str]) -> tuple[str, list[str]]:
+def options(actions: Sequence[str], lang: str, sms: bool = False, *, seats: Sequence[str]) -> tuple[str, list[str]]:
     """What a player may do now, each player numbered by his seat (``seats``: the table in seating
     order), the number he is known by in every list for the whole game, so ``vote 3`` means one
     player whatever list came last: ``vote 2 bob, 5 eve``; by SMS without the commas (``vote 2 bob 5

@@ -28,8 +28,9 @@ NEWS_KEYS = frozenset({"bet.sealed", "privilege.used", "privilege.answered"})
 SHOWN_AFTER = frozenset({"day.ballot_taken", "night.choice"})
 
 
-def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str,
-               shown: Callable[[str], str] = str) -> dict[str, tuple[str, str]]:
+def vote_pairs(
+    texts: Sequence[str], voters: Sequence[str], lang: str, shown: Callable[[str], str] = str
+) -> dict[str, tuple[str, str]]:
     """Each nomination's held line (``sms.held.vote``) read back to its (voter, target), by the
     voter's part of the line: a name may hold any character the line uses, a target may be a house.
     ``shown``: what the reader's channel made of the line (``Zoë>Sue`` reaches an SMS reader as
@@ -40,12 +41,17 @@ def vote_pairs(texts: Sequence[str], voters: Sequence[str], lang: str,
         head, _, tail = shown(t(lang, "sms.held.vote", voter=voter, target="\n")).partition("\n")
         for text in texts:
             if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
-                out.setdefault(text, (voter, text[len(head):len(text) - len(tail)]))
+                out.setdefault(text, (voter, text[len(head) : len(text) - len(tail)]))
     return out
 
 
-def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str, str]] | None = None,
-                seating_shown: bool = False, sms: bool = False) -> str:
+def digest_text(
+    rows: Sequence[Outbox],
+    lang: str,
+    pairs: Mapping[str, tuple[str, str]] | None = None,
+    seating_shown: bool = False,
+    sms: bool = False,
+) -> str:
     """Held rows as one summary: who joined (unless the seating follows), the nomination votes by
     target with who cast them (``bob(ann,cat) eve(dan)``), then the talk and the rest as the digest
     has always read; by SMS with the talk kept short (``square_lines``). Empty when there is
@@ -54,8 +60,11 @@ def digest_text(rows: Sequence[Outbox], lang: str, pairs: Mapping[str, tuple[str
     joined = [r.text for r in rows if r.key == "svc.joined" and not seating_shown]
     votes = [r.text for r in rows if r.key in VOTE_KEYS]
     news = [r.text for r in rows if r.key in NEWS_KEYS]
-    rest = [r for r in rows if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER, *NEWS_KEYS)
-            or (r.key == "svc.left" and not seating_shown)]
+    rest = [
+        r
+        for r in rows
+        if r.key not in (*VOTE_KEYS, *lobby, *SHOWN_AFTER, *NEWS_KEYS) or (r.key == "svc.left" and not seating_shown)
+    ]
     known = [pairs[v] for v in votes if pairs and v in pairs]
     parts = []
     if joined:
@@ -113,7 +122,7 @@ def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, at a word where one is near, marked ``...``."""
     if len(text) <= limit:
         return text
-    head = text[:limit - 3]
+    head = text[: limit - 3]
     space = head.rfind(" ")
     if space > limit * 2 // 3:
         head = head[:space]

@@ -14,10 +14,30 @@ from service.texts.i18n import has, role_name, t
 
 #: Each box's characters, in its rulebook's order.
 BOXES: dict[str, tuple[str, ...]] = {
-    "tabula": ("villager", "werewolf", "seer", "medium", "possessed", "bodyguard", "owl_man", "freemason",
-               "werehamster", "mythomaniac"),
-    "expansion": ("lara", "baron_samedi", "miss_purple", "darius", "werecow", "deadalive", "dorian_wolf",
-                  "dr_jekyll", "hamlet", "fortune_teller"),
+    "tabula": (
+        "villager",
+        "werewolf",
+        "seer",
+        "medium",
+        "possessed",
+        "bodyguard",
+        "owl_man",
+        "freemason",
+        "werehamster",
+        "mythomaniac",
+    ),
+    "expansion": (
+        "lara",
+        "baron_samedi",
+        "miss_purple",
+        "darius",
+        "werecow",
+        "deadalive",
+        "dorian_wolf",
+        "dr_jekyll",
+        "hamlet",
+        "fortune_teller",
+    ),
     "lupusburg": ("werewolf", "thief", "townsfolk"),
 }
 #: The expansion's variant for 4 to 7 players deals these cards only.
@@ -56,8 +76,9 @@ def answer(lang: str, words: Sequence[str], rules: str | None, sms: bool) -> str
     if key in cards.themes():
         return t(lang, "svc.guide.theme", name=cards.theme_name(lang, key), text=cards.theme_line(lang, key))
     box = box_of(key, rules)
-    text = t(lang, "svc.guide.card", name=role_name(lang, key), box=box_name(lang, box),
-             text=cards.card_text(lang, key, box))
+    text = t(
+        lang, "svc.guide.card", name=role_name(lang, key), box=box_name(lang, box), text=cards.card_text(lang, key, box)
+    )
     how = f"rolehelp.{key}"
     if not sms and box != "lupusburg" and has("en", how):  # how it is played here, by message
         text += "\n" + t(lang, how)
@@ -65,8 +86,10 @@ def answer(lang: str, words: Sequence[str], rules: str | None, sms: bool) -> str
 
 
 def listing(lang: str, rules: str | None, sms: bool) -> str:
-    lines = [t(lang, "svc.guide.box", box=box_name(lang, box), names=", ".join(role_name(lang, r) for r in roles))
-             for box, roles in LISTED.get(rules, LISTED[None])]
+    lines = [
+        t(lang, "svc.guide.box", box=box_name(lang, box), names=", ".join(role_name(lang, r) for r in roles))
+        for box, roles in LISTED.get(rules, LISTED[None])
+    ]
     if rules in ("tabula", None):  # the themes are for the expansion's characters with the base game's
         if sms:
             lines.append(t(lang, "svc.guide.theme_names", names=cards.theme_names(lang)))

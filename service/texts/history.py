@@ -42,8 +42,12 @@ def sight(note: Mapping[str, Any], lang: str) -> str:
     thief = note.get("as_card") == "thief"  # Lupusburg's: the card, and whether the chest was there
     variant = ("chest" if note.get("chest") else "nochest") if thief else look_variant(note)
     aura = note.get("aura")
-    return t(lang, f"history.sight.{variant}", aura=t(lang, f"aura.{aura}") if aura else "",
-             role=role_name(lang, str(note.get("role") or note.get("card") or "")))
+    return t(
+        lang,
+        f"history.sight.{variant}",
+        aura=t(lang, f"aura.{aura}") if aura else "",
+        role=role_name(lang, str(note.get("role") or note.get("card") or "")),
+    )
 
 
 def note_text(note: Mapping[str, Any], lang: str, sep: str = ", ", sms: bool = False) -> str | None:
@@ -52,12 +56,17 @@ def note_text(note: Mapping[str, Any], lang: str, sep: str = ", ", sms: bool = F
         return None
     became, by = note.get("became"), sep.join(note.get("by", ()))
     attack = f"history.attack.{note.get('cause')}"
-    return t(lang, key, by=by, savers=sep.join(note.get("savers", ())),
-             player=houses.label(str(note.get("player", "")), lang, sms),
-             target=houses.label(str(note.get("target", "")), lang, sms),
-             role=role_name(lang, str(became)) if became else "",
-             attack=t(lang, attack, by=by) if has("en", attack) else "",
-             sight=sight(note, lang) if note.get("what") == "look" else "")
+    return t(
+        lang,
+        key,
+        by=by,
+        savers=sep.join(note.get("savers", ())),
+        player=houses.label(str(note.get("player", "")), lang, sms),
+        target=houses.label(str(note.get("target", "")), lang, sms),
+        role=role_name(lang, str(became)) if became else "",
+        attack=t(lang, attack, by=by) if has("en", attack) else "",
+        sight=sight(note, lang) if note.get("what") == "look" else "",
+    )
 
 
 def _told(notes: Iterable[Mapping[str, Any]], lang: str, sep: str, sms: bool) -> str:

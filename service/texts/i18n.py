@@ -29,6 +29,8 @@ LANGUAGE_ZONES = {"it": "Europe/Rome", "es": "Europe/Madrid"}
 def zone_of(lang: str, default: str) -> str:
     """The time zone of a game in ``lang`` whose host names none (``LANGUAGE_ZONES``, else ``default``)."""
     return LANGUAGE_ZONES.get(lang, default)
+
+
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
@@ -117,6 +119,9 @@ def duration_text(seconds: float, lang: str) -> str:
     """A span of time in words, to the minute: "2 hours 30 minutes", "2 ore 30 minuti"."""
     minutes = max(0, round(seconds / 60))
     parts = [(minutes // 1440, 86400), (minutes // 60 % 24, 3600), (minutes % 60, 60)]
-    words = [format_timedelta(timedelta(seconds=n * unit), threshold=1, granularity="minute", locale=lang)
-             for n, unit in parts if n]
+    words = [
+        format_timedelta(timedelta(seconds=n * unit), threshold=1, granularity="minute", locale=lang)
+        for n, unit in parts
+        if n
+    ]
     return " ".join(words) or format_timedelta(timedelta(0), granularity="minute", locale=lang)

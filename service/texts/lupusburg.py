@@ -19,8 +19,10 @@ Variant = Callable[[Mapping[str, Any], Any], "str | None"]
 #: Public news of a move whose players were told it in their own words (the bettor his bet, the
 #: Burgomaster what he saw, the shown player what he was shown): only the others read it.
 TOLD_OTHERWISE: dict[str, tuple[str, ...]] = {
-    "bet.sealed": ("player",), "privilege.used": ("burgomaster",),
-    "privilege.answered": ("burgomaster", "player")}
+    "bet.sealed": ("player",),
+    "privilege.used": ("burgomaster",),
+    "privilege.answered": ("burgomaster", "player"),
+}
 
 
 def told_otherwise(key: str, data: Mapping[str, Any]) -> set[str]:
@@ -73,8 +75,10 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Any], dict[str, Any]]] = {
     "houses.dealt": _dealt,
     "bet.drawn": _coins,
     "privilege.seen": lambda d, _r: {"player": d.get("player") or str(d.get("house", "")).rpartition(":")[0]},
-    "day.ballot_taken": lambda d, _r: {"votes": " + ".join(str(v) for v in d.get("votes", ())),
-                                       "used": len(d.get("votes", ()))},
+    "day.ballot_taken": lambda d, _r: {
+        "votes": " + ".join(str(v) for v in d.get("votes", ())),
+        "used": len(d.get("votes", ())),
+    },
 }
 
 
@@ -86,9 +90,15 @@ def seating(names: Sequence[str], pv: Mapping[str, Any], lang: str) -> str:
     items = []
     for i, name in enumerate(names, start=1):
         standing = [side for side in SIDES if f"{name}:{side}" in alive]
-        mark = "" if len(standing) == 2 else (
-            t(lang, "svc.players.one_house", side=side_word(standing[0], lang)) if standing
-            else t(lang, "svc.players.no_house"))
+        mark = (
+            ""
+            if len(standing) == 2
+            else (
+                t(lang, "svc.players.one_house", side=side_word(standing[0], lang))
+                if standing
+                else t(lang, "svc.players.no_house")
+            )
+        )
         items.append(f"{i} {name}" + (f" ({mark})" if mark else ""))
     return t(lang, "svc.players.lupusburg", players=", ".join(items), burgomaster=pv.get("burgomaster"))
 
@@ -115,8 +125,9 @@ def now_lines(view: Mapping[str, Any], actions: Sequence[str], lang: str) -> lis
         lines.append(t(lang, "svc.help.lupusburg.bet"))
     if "coin" in verbs and view.get("draw"):
         draw = view["draw"]
-        lines.append(t(lang, "svc.help.lupusburg.coin", target=draw["target"],
-                       coins=", ".join(str(c) for c in draw["coins"])))
+        lines.append(
+            t(lang, "svc.help.lupusburg.coin", target=draw["target"], coins=", ".join(str(c) for c in draw["coins"]))
+        )
     if pv.get("phase") == "ballot" and view.get("ballot_votes"):
         lines.append(t(lang, "svc.help.lupusburg.ballot", count=int(view["ballot_votes"])))
     return lines
@@ -133,8 +144,12 @@ def scores_text(data: Mapping[str, Any], lang: str, sms: bool = False) -> str:
     order = sorted(table, key=lambda p: -table[p]["total"])  # stable: the seating among equals
     if data.get("team") == "werewolf":
         wolf = next(p for p in order if table[p]["werewolf"])
-        return t(lang, "sms.svc.scores.werewolf" if sms else "svc.scores.werewolf", werewolf=wolf,
-                 points=table[wolf]["werewolf"])
+        return t(
+            lang,
+            "sms.svc.scores.werewolf" if sms else "svc.scores.werewolf",
+            werewolf=wolf,
+            points=table[wolf]["werewolf"],
+        )
     if sms:
         return t(lang, "sms.svc.scores.explained", scores=", ".join(_short(p, table[p], data, lang) for p in order))
     lines = [f"{p} {table[p]['total']}: {', '.join(_parts(p, table[p], data, lang))}" for p in order]

@@ -46,9 +46,14 @@ def phase_label(pv: PublicView, lang: str) -> tuple[str, str]:
     return t(lang, f"phase.name.{phase}"), number
 
 
-def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
-                moderator_view: Mapping[str, Any] | None = None,
-                history: tuple[Sequence[Mapping[str, Any]], int] | None = None) -> str:
+def status_text(
+    pv: PublicView,
+    reader: Reader,
+    info: Info,
+    paused: bool,
+    moderator_view: Mapping[str, Any] | None = None,
+    history: tuple[Sequence[Mapping[str, Any]], int] | None = None,
+) -> str:
     """The game now (a game begun: its view has every key up to ``winners``); once it is over, the
     winners, every card and (``history``: the notebook and how many nights were played) what
     happened, which an SMS reader's end text leaves to this answer."""
@@ -56,9 +61,17 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
     if pv["status"] == "over":
         line = roles_by_card if reader.sms else roles_line
         key = "svc.status.over.points" if lupusburg.won_on_points(pv) else "svc.status.over"
-        lines = [t(lang, key, code=info.code, team=t(lang, f"team.{pv.get('team')}"),
-                   count=side_count(pv.get("team")), winners=names(pv["winners"], lang)),
-                 t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang))]
+        lines = [
+            t(
+                lang,
+                key,
+                code=info.code,
+                team=t(lang, f"team.{pv.get('team')}"),
+                count=side_count(pv.get("team")),
+                winners=names(pv["winners"], lang),
+            ),
+            t(lang, sms_key("svc.status.roles", reader.sms), roles=line(pv.get("roles", {}), {}, lang)),
+        ]
         if history:
             lines.append(history_text(history[0], history[1], lang, reader.sms))
         if pv.get("score_table"):  # Lupusburg's scores, each explained (an SMS end text has them short)
@@ -67,9 +80,18 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
     phase, number = phase_label(pv, lang)
     shown = houses.localize(dict(pv), lang, reader.sms)  # a Lupusburg house in his language
     # Paused, the phase has no deadline to be "until": the line says it is paused instead.
-    lines = [t(lang, "svc.status.paused" if paused else "svc.status", code=info.code, phase=phase, number=number,
-               deadline=deadline_text(info.deadline, info.tz, lang), alive=names(shown["alive"], lang),
-               dead=names(shown["dead"], lang))]
+    lines = [
+        t(
+            lang,
+            "svc.status.paused" if paused else "svc.status",
+            code=info.code,
+            phase=phase,
+            number=number,
+            deadline=deadline_text(info.deadline, info.tz, lang),
+            alive=names(shown["alive"], lang),
+            dead=names(shown["dead"], lang),
+        )
+    ]
     if pv.get("burgomaster"):
         lines.append(t(lang, "svc.status.burgomaster", burgomaster=pv.get("burgomaster")))
     if pv.get("tally"):
@@ -78,8 +100,10 @@ def status_text(pv: PublicView, reader: Reader, info: Info, paused: bool,
         lines.append(t(lang, "svc.status.suspects", suspects=names(shown["suspects"], lang)))
     if moderator_view is not None:
         lines.append(t(lang, "svc.status.roles", roles=roles_line(moderator_view.get("roles", {}), {}, lang)))
-        chosen = "; ".join(f"{_chooser(slot, lang)}: {verb_word(lang, v)} {houses.label(tg or '', lang)}".strip()
-                           for slot, (v, tg) in moderator_view.get("choices", {}).items())
+        chosen = "; ".join(
+            f"{_chooser(slot, lang)}: {verb_word(lang, v)} {houses.label(tg or '', lang)}".strip()
+            for slot, (v, tg) in moderator_view.get("choices", {}).items()
+        )
         if chosen:
             lines.append(t(lang, "svc.status.choices", choices=chosen))
     return "\n".join(lines)

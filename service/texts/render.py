@@ -115,8 +115,14 @@ def move_sentence(actors: Sequence[str], text: str, lang: str, sep: str = ", ") 
     key = f"reveal.move.{verb}"
     if not has("en", key):
         key = "reveal.move.other"
-    return t(lang, key, count=len(actors), actors=sep.join(actors), verb=verb_word(lang, verb),
-             target=houses.label(target, lang)).strip()
+    return t(
+        lang,
+        key,
+        count=len(actors),
+        actors=sep.join(actors),
+        verb=verb_word(lang, verb),
+        target=houses.label(target, lang),
+    ).strip()
 
 
 def deck_line(deck: Mapping[str, int], lang: str, sms: bool = False) -> str:
@@ -155,10 +161,10 @@ def tied_out(data: Mapping[str, Any]) -> list[str]:
     named = cast("payloads.Suspects", data)
     suspects = [str(p) for p in named.get("suspects", [])]
     tally = [(str(p), int(n)) for p, n in named.get("tally", [])]
-    top = tally[:len(suspects)]
+    top = tally[: len(suspects)]
     if not suspects or len(tally) <= len(suspects) or {p for p, _ in top} != set(suspects):
         return []
-    return [p for p, n in tally[len(suspects):] if n == top[-1][1]]
+    return [p for p, n in tally[len(suspects) :] if n == top[-1][1]]
 
 
 def ballot_tied(data: Mapping[str, Any]) -> bool:
@@ -243,8 +249,11 @@ def _started(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
     started = cast("payloads.GameStarted", data)
     players = started.get("players", [])
     # Numbered: each player's seat is the number he is known by in every list of the game.
-    return {"count": len(players), "deck": deck_line(started.get("deck", {}), reader.lang, reader.sms),
-            "seating": ", ".join(f"{i} {name}" for i, name in enumerate(players, start=1))}
+    return {
+        "count": len(players),
+        "deck": deck_line(started.get("deck", {}), reader.lang, reader.sms),
+        "seating": ", ".join(f"{i} {name}" for i, name in enumerate(players, start=1)),
+    }
 
 
 def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
@@ -253,8 +262,11 @@ def _choice(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
     choice = cast("payloads.Choice", data)
     verb, target = str(choice.get("verb")), choice.get("target") or ""
     said = f"choice.{verb}"
-    return {"choice": t(reader.lang, said, target=target) if has("en", said)
-            else f"{verb_word(reader.lang, verb)} {target}".strip()}
+    return {
+        "choice": t(reader.lang, said, target=target)
+        if has("en", said)
+        else f"{verb_word(reader.lang, verb)} {target}".strip()
+    }
 
 
 def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
@@ -266,8 +278,11 @@ def _tally(data: Mapping[str, Any], _reader: Reader) -> dict[str, Any]:
 
 def _split(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
     split = cast("payloads.Split", data)
-    return {"choices": ", ".join(move_sentence([actor], f"kill {target}", reader.lang)
-                                 for actor, target in split.get("choices", {}).items())}
+    return {
+        "choices": ", ".join(
+            move_sentence([actor], f"kill {target}", reader.lang) for actor, target in split.get("choices", {}).items()
+        )
+    }
 
 
 def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
@@ -279,8 +294,10 @@ def _ballots(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
         listed = grouped(pairs, lang, list(tallied))
     else:
         # Lupusburg's players give one ballot per living character: a list, read "ann + bob".
-        listed = ", ".join(f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
-                           for v, tg in ballots.items()) or t(lang, "svc.none")
+        listed = ", ".join(
+            f"{v} -> {' + '.join(str(x) for x in tg) if isinstance(tg, list | tuple) else tg}"
+            for v, tg in ballots.items()
+        ) or t(lang, "svc.none")
     return {"counts": counts(tallied), "ballots": listed, **_order(data, reader)}
 
 
@@ -290,8 +307,10 @@ def _order(data: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
     which an SMS reader is told)."""
     order = cast("payloads.TieOrder", data.get("order") or {})
     player = order.get("player", "")
-    return {"order": t(reader.lang, f"tie.order.{order.get('by', 'seat')}", player=player),
-            "first": order.get("first", player)}
+    return {
+        "order": t(reader.lang, f"tie.order.{order.get('by', 'seat')}", player=player),
+        "first": order.get("first", player),
+    }
 
 
 #: What an event's message needs beyond its data as read (``localized``), by event key, each reading
@@ -305,8 +324,9 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "day.vote": _tally,
     "day.suspects": lambda d, r: {**_tally(d, r), "tied": names(tied_out(d), r.lang), **_order(d, r)},
     "werewolf.split": _split,
-    "phase.ballot": lambda d, r: {"suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])),
-                                                           r.lang)},
+    "phase.ballot": lambda d, r: {
+        "suspects": alternatives(list(cast("payloads.BallotBegins", d).get("suspects", [])), r.lang)
+    },
     "day.ballots": _ballots,
     **lupusburg.FILLS,
 }
@@ -330,17 +350,25 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
     """The end: a player (``name``) told first whether he won, then the side that won, the winners,
     every card. By SMS the cards and the nights are on request (``status``) and the text says how to ask."""
     reason = str(data.get("reason"))
-    roles = {p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
-             for p, r in data.get("roles", {}).items()}
+    roles = {
+        p: " + ".join(role_name(lang, c) for c in r) if isinstance(r, list) else r
+        for p, r in data.get("roles", {}).items()
+    }
     line = roles_by_card if sms else roles_line
     winners = names(data.get("winners", ()), lang)
     losers = [p for p in roles if p not in data.get("winners", ())]
     if sms and losers and data.get("winners") and len(", ".join(losers)) < len(winners):
         winners = t(lang, "sms.all_but", names=", ".join(losers))
     key = "game.over.points" if lupusburg.won_on_points(data) else "game.over"
-    text = t(lang, sms_key(key, sms), team=t(lang, f"team.{data.get('team')}"),
-             count=side_count(data.get("team")), reason=t(lang, reason) if has("en", reason) else reason,
-             winners=winners, roles=line(roles, data.get("became", {}), lang))
+    text = t(
+        lang,
+        sms_key(key, sms),
+        team=t(lang, f"team.{data.get('team')}"),
+        count=side_count(data.get("team")),
+        reason=t(lang, reason) if has("en", reason) else reason,
+        winners=winners,
+        roles=line(roles, data.get("became", {}), lang),
+    )
     if name is not None and name in roles:
         text = t(lang, "game.won" if name in data.get("winners", ()) else "game.lost") + " " + text
     if data.get("scores"):  # Lupusburg's, each explained
@@ -350,8 +378,7 @@ def game_over(data: Mapping[str, Any], lang: str, sms: bool = False, name: str |
     return text
 
 
-def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None, reader: Reader,
-               info: Info) -> str:
+def for_reader(key: str, data: Mapping[str, Any], audience: Sequence[str] | None, reader: Reader, info: Info) -> str:
     text = event_text(key, data, reader, info)
     if reader.moderator and audience is not None:
         return t(reader.lang, "svc.mod.private", to=", ".join(audience), text=text)

@@ -56,8 +56,9 @@ class Stack:
     # -- posting as Telegram and Twilio do --------------------------------------------------------
     def post_update(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
         """Post as Telegram does; the stand-in then makes the call the answer names (a tap's answer)."""
-        r = self.http.post(self.url + "/telegram/webhook", content=json.dumps(update),
-                           headers=inbound.telegram_headers(secret))
+        r = self.http.post(
+            self.url + "/telegram/webhook", content=json.dumps(update), headers=inbound.telegram_headers(secret)
+        )
         self.tg.webhook_answered(update, r.status_code, r.content)
         return r
 
@@ -131,8 +132,12 @@ class TgPlayer:
 
     def buttons(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Every button his chat shows now (keyboards as edited), with its message, oldest first."""
-        return [(msg, b) for msg in self.stack.tg.messages(self.uid)
-                for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []) for b in row]
+        return [
+            (msg, b)
+            for msg in self.stack.tg.messages(self.uid)
+            for row in (msg.get("reply_markup") or {}).get("inline_keyboard", [])
+            for b in row
+        ]
 
     def tap_on(self, msg: dict[str, Any], button: dict[str, Any]) -> httpx.Response:
         r = self.stack.post_update(inbound.callback_update(self.user, button["callback_data"], msg))
@@ -155,13 +160,22 @@ class SmsPlayer:
         return [m["body"] for m in self.stack.tw.messages(self.number)]
 
 
-def make_settings(db_url: str, tg_url: str = "http://127.0.0.1:9", tw_url: str = "http://127.0.0.1:9",
-                  **over: Any) -> Settings:
+def make_settings(
+    db_url: str, tg_url: str = "http://127.0.0.1:9", tw_url: str = "http://127.0.0.1:9", **over: Any
+) -> Settings:
     values: dict[str, Any] = dict(
-        DATABASE_URL=db_url, REDIS_URL=None, PUBLIC_URL=PUBLIC_URL, TELEGRAM_BOT_TOKEN=TOKEN,
-        TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL=tg_url, TWILIO_ACCOUNT_SID="AC" + "0" * 32,
-        TWILIO_AUTH_TOKEN="sandbox-token", TWILIO_FROM_NUMBER=None, TWILIO_MESSAGING_SERVICE_SID=SERVICE_SID,
-        TWILIO_API_URL=tw_url)
+        DATABASE_URL=db_url,
+        REDIS_URL=None,
+        PUBLIC_URL=PUBLIC_URL,
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL=tg_url,
+        TWILIO_ACCOUNT_SID="AC" + "0" * 32,
+        TWILIO_AUTH_TOKEN="sandbox-token",
+        TWILIO_FROM_NUMBER=None,
+        TWILIO_MESSAGING_SERVICE_SID=SERVICE_SID,
+        TWILIO_API_URL=tw_url,
+    )
     values.update(over)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
@@ -180,8 +194,13 @@ def stack(db: Engine) -> Iterator[Stack]:  # noqa: F811
             s = Stack(db, url, svc, clock, tg, tw, settings)
             s.senders = {
                 "telegram": TelegramSender(TOKEN, api_url=tg_url),
-                "sms": TwilioSender(tw.account_sid, tw.auth_token, messaging_service_sid=SERVICE_SID,
-                                    api_url=tw_url, status_callback=PUBLIC_URL + "/sms/twilio/status"),
+                "sms": TwilioSender(
+                    tw.account_sid,
+                    tw.auth_token,
+                    messaging_service_sid=SERVICE_SID,
+                    api_url=tw_url,
+                    status_callback=PUBLIC_URL + "/sms/twilio/status",
+                ),
             }
             try:
                 yield s
@@ -220,7 +239,8 @@ def phase_moves(state: Any) -> list[tuple[str, str, str]]:
     humans = [p for p in alive if p not in wolves]
     if state.phase is Phase.NIGHT:
         return [(w, "kill", humans[-1]) for w in wolves] + [
-            (s, "see", wolves[0]) for s in alive if state.roles[s].value == "seer"]
+            (s, "see", wolves[0]) for s in alive if state.roles[s].value == "seer"
+        ]
     if state.phase is Phase.NOMINATIONS:
         return [(p, "vote", wolves[0] if p != wolves[0] else humans[0]) for p in alive]
     if state.phase is Phase.BALLOT:

@@ -22,13 +22,22 @@ def keyboard(rows: list[list[dict[str, str]]] | None) -> list[list[Button]] | No
 def drain(db: Engine, senders: Mapping[str, Sender]) -> int:
     """Send every pending row once, oldest first; returns how many were sent."""
     with Session(db) as s:
-        rows = list(s.exec(select(Outbox, Identity.address).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                           .where(col(Outbox.status) == "pending").order_by(col(Outbox.id))))
+        rows = list(
+            s.exec(
+                select(Outbox, Identity.address)
+                .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+                .where(col(Outbox.status) == "pending")
+                .order_by(col(Outbox.id))
+            )
+        )
     sent = 0
     for row, address in rows:
         sender = senders[row.channel]
-        result = (perform(sender, address, row.action, row.text, row.dedup_key) if row.action  # mute, a keyboard
-                  else sender.send(address, row.text, buttons=keyboard(row.buttons), dedup_key=row.dedup_key))
+        result = (
+            perform(sender, address, row.action, row.text, row.dedup_key)
+            if row.action  # mute, a keyboard
+            else sender.send(address, row.text, buttons=keyboard(row.buttons), dedup_key=row.dedup_key)
+        )
         with transaction(db) as s:
             fresh = s.get(Outbox, row.id)
             assert fresh is not None
@@ -39,8 +48,11 @@ def drain(db: Engine, senders: Mapping[str, Sender]) -> int:
             else:
                 fresh.status, fresh.last_error = "failed", result.error
                 # As the worker does: a refused text or act (REJECTED) is that row's alone.
-                if (result.status is SendStatus.PERMANENT and result.reason is not PermanentReason.REJECTED
-                        and (person := s.get(Identity, fresh.identity_id))):
+                if (
+                    result.status is SendStatus.PERMANENT
+                    and result.reason is not PermanentReason.REJECTED
+                    and (person := s.get(Identity, fresh.identity_id))
+                ):
                     person.unreachable = True
                     s.add(person)
             s.add(fresh)

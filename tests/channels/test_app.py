@@ -38,8 +38,13 @@ def test_home_and_health(stack: Stack) -> None:
 
 
 def test_health_says_what_is_off_and_what_fails(tmp_path: Path) -> None:
-    settings = make_settings(f"sqlite:///{tmp_path}/x.db", TELEGRAM_BOT_TOKEN=None, TWILIO_AUTH_TOKEN=None,
-                             TWILIO_MESSAGING_SERVICE_SID=None, REDIS_URL="redis://127.0.0.1:9/0")
+    settings = make_settings(
+        f"sqlite:///{tmp_path}/x.db",
+        TELEGRAM_BOT_TOKEN=None,
+        TWILIO_AUTH_TOKEN=None,
+        TWILIO_MESSAGING_SERVICE_SID=None,
+        REDIS_URL="redis://127.0.0.1:9/0",
+    )
     with ServerThread(create_app(settings)) as url, httpx.Client(timeout=30) as http:
         r = http.get(url + "/healthz")
         assert r.status_code == 503
@@ -47,10 +52,15 @@ def test_health_says_what_is_off_and_what_fails(tmp_path: Path) -> None:
         assert body["database"] == "ok" and body["broker"].startswith("unreachable")
         assert body["channels"]["telegram"] == {"on": False, "why": "TELEGRAM_BOT_TOKEN not set"}
         assert body["channels"]["sms"]["why"] == (
-            "TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID not set")
+            "TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID not set"
+        )
         # A channel that is off has no webhook: nothing is read, nothing stored.
-        assert http.post(url + "/telegram/webhook", json={"update_id": 1},
-                         headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}).status_code == 404
+        assert (
+            http.post(
+                url + "/telegram/webhook", json={"update_id": 1}, headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}
+            ).status_code
+            == 404
+        )
         assert http.post(url + "/sms/twilio", data={"Body": "x"}).status_code == 404
 
 
@@ -83,18 +93,20 @@ def test_a_web_process_freezes_what_it_built_once_its_first_command_is_done(db: 
 def test_importing_the_app_needs_no_database() -> None:
     env = {**os.environ, "DATABASE_URL": "postgresql://nobody@127.0.0.1:9/none"}
     code = "import worker.web as w; print(type(w.app).__name__)"  # what `lupus web` serves
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "FastAPI"
 
 
-def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytest.MonkeyPatch,
-                                                              db: Engine) -> None:
+def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytest.MonkeyPatch, db: Engine) -> None:
     fake = FakeTelegram(TOKEN)
     with ServerThread(fake.app) as url:
-        for name, value in {"TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_WEBHOOK_SECRET": SECRET,
-                            "TELEGRAM_API_URL": url, "PUBLIC_URL": PUBLIC_URL + "/"}.items():
+        for name, value in {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "TELEGRAM_WEBHOOK_SECRET": SECRET,
+            "TELEGRAM_API_URL": url,
+            "PUBLIC_URL": PUBLIC_URL + "/",
+        }.items():
             monkeypatch.setenv(name, value)
         get_settings.cache_clear()
         try:
@@ -102,19 +114,30 @@ def test_set_webhook_registers_the_public_url_with_the_secret(monkeypatch: pytes
         finally:
             get_settings.cache_clear()
         assert result.exit_code == 0, result.output
-        assert fake.webhook == {"url": PUBLIC_URL + "/telegram/webhook", "secret_token": SECRET,
-                                "allowed_updates": ["message", "callback_query"]}
+        assert fake.webhook == {
+            "url": PUBLIC_URL + "/telegram/webhook",
+            "secret_token": SECRET,
+            "allowed_updates": ["message", "callback_query"],
+        }
         # The "/" menu, for private chats and groups, in each language and by default (English).
-        for scope, words in (("all_private_chats", ("help", "aiuto", "ayuda")), ("all_group_chats", ("begin", "inizia",
-                                                                                                      "empezar"))):
+        for scope, words in (
+            ("all_private_chats", ("help", "aiuto", "ayuda")),
+            ("all_group_chats", ("begin", "inizia", "empezar")),
+        ):
             for lang, word in zip(("en", "it", "es"), words, strict=True):
                 commands = fake.commands(scope, lang)
                 assert word in [c["command"] for c in commands] and all(c["description"] for c in commands)
             assert fake.commands(scope) == fake.commands(scope, "en")
         assert [c["command"] for c in fake.commands("all_private_chats", "it")][:4] == [
-            "aiuto", "stato", "ruolo", "giocatori"]
-        assert fake.commands("all_group_chats", "es")[0] == {"command": "ayuda",
-                                                             "description": "qué puedes hacer ahora"}
+            "aiuto",
+            "stato",
+            "ruolo",
+            "giocatori",
+        ]
+        assert fake.commands("all_group_chats", "es")[0] == {
+            "command": "ayuda",
+            "description": "qué puedes hacer ahora",
+        }
         assert "menu: the / menu is set in en, it, es" in result.output
         assert f"@lupus_sandbox_bot now posts updates to {PUBLIC_URL}/telegram/webhook" in result.output
         # Telegram now posts to the app with the secret, and the app takes it.
@@ -142,8 +165,9 @@ def test_the_app_starts_and_stops_with_its_lifespan(stack: Stack) -> None:
 
     app = create_app(stack.settings, stack.svc)
     with TestClient(app) as client:
-        r = client.post("/telegram/webhook", json=text_update(telegram_user(77, "Zed"), "/start"),
-                        headers=telegram_headers(SECRET))
+        r = client.post(
+            "/telegram/webhook", json=text_update(telegram_user(77, "Zed"), "/start"), headers=telegram_headers(SECRET)
+        )
         assert r.status_code == 200
         assert app.state.web.webhooks["telegram"].application().bot.username == "lupus_sandbox_bot"
 
@@ -176,12 +200,24 @@ def test_commands_go_on_when_the_database_drops_every_connection(pg_url: str) ->
                 r = client.post("/telegram/webhook", json=update, headers=telegram_headers(SECRET))
                 assert r.status_code == 200
                 with admin.connect() as c:
-                    dropped = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                             "WHERE application_name = :me"), {"me": me}).scalar_one()
+                    dropped = c.execute(
+                        text(
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = :me"
+                        ),
+                        {"me": me},
+                    ).scalar_one()
                 assert dropped >= 1  # the pooled connection the next command will be lent
             with admin.connect() as c:
-                ids = c.execute(select(Inbound.external_id).where(col(Inbound.identity_id).is_not(None))
-                                .order_by(col(Inbound.id)).offset(before)).scalars().all()
+                ids = (
+                    c.execute(
+                        select(Inbound.external_id)
+                        .where(col(Inbound.identity_id).is_not(None))
+                        .order_by(col(Inbound.id))
+                        .offset(before)
+                    )
+                    .scalars()
+                    .all()
+                )
             assert ids == [str(u["update_id"]) for u in updates]
     finally:
         admin.dispose()
@@ -207,8 +243,10 @@ def test_the_web_hands_each_commands_messages_to_the_worker(tmp_path: Path) -> N
     db_url = f"sqlite:///{tmp_path}/web.db"
     upgrade(db_url)
     broker = redis_url(12)
-    with flushed_redis(broker) as r, TestClient(create_app(make_settings(db_url, REDIS_URL=broker),
-                                                          after_commit=handoff(broker))) as client:
+    with (
+        flushed_redis(broker) as r,
+        TestClient(create_app(make_settings(db_url, REDIS_URL=broker), after_commit=handoff(broker))) as client,
+    ):
         update = text_update(telegram_user(79, "Zoe"), "new")
         assert client.post("/telegram/webhook", json=update, headers=telegram_headers(SECRET)).status_code == 200
         end = time.monotonic() + 30

@@ -30,6 +30,7 @@ def state(stack: Stack) -> Any:
 
 def to(stack: Stack, phase: Phase, day: int) -> None:
     """Let phases pass (nobody acting: nobody dies) until ``phase`` of ``day``."""
+
     def now() -> tuple[Phase, int]:
         st = state(stack)
         return st.phase, st.night if st.phase is Phase.NIGHT else st.day
@@ -117,7 +118,8 @@ def test_the_keyboard_shows_the_choice_made_by_tapping(stack: Stack) -> None:
     assert "text" not in r.json()  # nothing to say: the vote shows on the keyboard, and in the group
     edits = stack.tg.calls("editMessageReplyMarkup")
     assert [(c.status, int(c.params["chat_id"]), int(c.params["message_id"])) for c in edits] == [
-        (200, ann.uid, message["message_id"])]
+        (200, ann.uid, message["message_id"])
+    ]
     shown = {m["message_id"]: m for m in stack.tg.messages(ann.uid)}[message["message_id"]]
     # A nomination is final: the keyboard keeps the choice alone, marked.
     (row,) = shown["reply_markup"]["inline_keyboard"]
@@ -160,8 +162,10 @@ def test_numbers_are_seats_in_every_list_on_both_channels(stack: Stack) -> None:
     st = state(stack)
     wolves = [p for p in seats if st.roles[p].value == "werewolf"]
     # The seating at the start, the night's options, by SMS and on Telegram: one number a player.
-    group_start = next((m["text"] for m in stack.tg.sent(GROUP_ID) if "Seating" in m["text"]),
-                       [m["text"] for m in stack.tg.sent(GROUP_ID)])
+    group_start = next(
+        (m["text"] for m in stack.tg.sent(GROUP_ID) if "Seating" in m["text"]),
+        [m["text"] for m in stack.tg.sent(GROUP_ID)],
+    )
     assert isinstance(group_start, str), group_start
     assert seat_numbers(group_start, seats) == [(i, p) for i, p in enumerate(seats, start=1)]
     for name in wolves:
@@ -171,8 +175,9 @@ def test_numbers_are_seats_in_every_list_on_both_channels(stack: Stack) -> None:
     # The night's list, then ``players`` (the whole table), then "kill N": seat N, whatever came last.
     wolf = wolves[0]
     me = people[wolf]
-    night = seat_numbers(me.texts()[-1] if isinstance(me, SmsPlayer) else
-                         next(t for t in reversed(me.texts()) if "kill" in t), seats)
+    night = seat_numbers(
+        me.texts()[-1] if isinstance(me, SmsPlayer) else next(t for t in reversed(me.texts()) if "kill" in t), seats
+    )
     number, victim = night[-1]
     me.say("players")
     work(stack)
@@ -249,8 +254,10 @@ def test_a_join_from_the_deep_link_is_answered_privately_in_the_players_language
     work(stack)
     assert stack.identity("telegram", str(lola.uid)).language == "es"
     (welcome,) = lola.texts()
-    assert welcome == f"Te uniste a la partida {code} como Lola (1 jugador). Tu carta y tus elecciones llegan " \
-                      "aquí, en privado.", welcome
+    assert (
+        welcome == f"Te uniste a la partida {code} como Lola (1 jugador). Tu carta y tus elecciones llegan "
+        "aquí, en privado."
+    ), welcome
     # The group reads it in the game's language, as before.
     assert stack.tg.sent(GROUP_ID)[-1]["text"] == f"Lola joined game {code} (1 player)."
     # Someone Telegram gives no language of ours reads the game's.
@@ -258,8 +265,9 @@ def test_a_join_from_the_deep_link_is_answered_privately_in_the_players_language
     update = inbound.text_update(inbound.telegram_user(gil.uid, "Gil", language_code="pt-br"), f"join {code}")
     assert stack.post_update(update).status_code == 200
     work(stack)
-    assert gil.texts() == [f"You joined game {code} as Gil (2 players). Your card and your choices come here, "
-                           "privately."]
+    assert gil.texts() == [
+        f"You joined game {code} as Gil (2 players). Your card and your choices come here, privately."
+    ]
 
 
 def test_a_keyboard_edit_sent_again_is_done_not_refused(stack: Stack) -> None:

@@ -29,7 +29,8 @@ def test_a_player_who_never_opened_the_bot_is_told_in_the_group_and_the_game_wai
     group_texts = [m["text"] for m in stack.tg.sent(GROUP_ID)]
     assert any("Shy joined" in t for t in group_texts)
     assert not stack.tg.calls("sendMessage") or all(
-        c.params.get("chat_id") not in (shy.uid, str(shy.uid)) for c in stack.tg.calls("sendMessage"))
+        c.params.get("chat_id") not in (shy.uid, str(shy.uid)) for c in stack.tg.calls("sendMessage")
+    )
     host.say("/begin", chat=GROUP)
     stack.deliver()
     assert stack.game().status == "lobby"
@@ -110,7 +111,7 @@ def test_twilio_delivery_reports_land_on_their_outbox_row(stack: Stack) -> None:
     message = stack.tw.messages(dan.number)[-1]
     callback = message["status_callback"]
     assert callback.startswith(PUBLIC_URL + "/sms/twilio/status?key=")
-    path = callback[len(PUBLIC_URL):]
+    path = callback[len(PUBLIC_URL) :]
     key = callback.split("key=", 1)[1]
     for status in ("sent", "delivered", "sent"):  # a late "sent" does not undo "delivered"
         assert stack.post_sms(inbound.status_callback(message, status), path=path).status_code == 204

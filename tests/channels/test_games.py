@@ -30,8 +30,12 @@ def number_for(player: SmsPlayer, target: str) -> int:
 
 def keyboards(p: TgPlayer, since: int) -> list[tuple[dict[str, Any], str]]:
     """The buttons of the messages the bot sent him since his message ``since``: (message, data)."""
-    return [(msg, str(button.get("callback_data", ""))) for msg in p.stack.tg.sent(p.uid)[since:]
-            for row in (msg.get("reply_markup") or {}).get("inline_keyboard", []) for button in row]
+    return [
+        (msg, str(button.get("callback_data", "")))
+        for msg in p.stack.tg.sent(p.uid)[since:]
+        for row in (msg.get("reply_markup") or {}).get("inline_keyboard", [])
+        for button in row
+    ]
 
 
 def button_data(stack: Stack, verb: str, target: str) -> str:

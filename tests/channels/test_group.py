@@ -82,8 +82,11 @@ def to_next_night(stack: Stack) -> None:
 
 def victims(stack: Stack, people: dict[str, TgPlayer | SmsPlayer], channel: type) -> list[str]:
     st = state(stack)
-    return [p for p in st.players if p in st.alive and st.roles[p].value != "werewolf"
-            and isinstance(people[p], channel) and p != "Hana"]
+    return [
+        p
+        for p in st.players
+        if p in st.alive and st.roles[p].value != "werewolf" and isinstance(people[p], channel) and p != "Hana"
+    ]
 
 
 def acts(stack: Stack) -> list[Outbox]:
@@ -190,11 +193,11 @@ def test_plain_talk_in_the_group_reaches_the_sms_players(stack: Stack) -> None:
     stranger.say("what game is this?", chat=GROUP)
     work(stack)
     # By SMS the town square is held and comes, summarised, with the next phase's text.
-    assert all(p.texts()[before[p.number]:] == [] for p in sms)
+    assert all(p.texts()[before[p.number] :] == [] for p in sms)
     stack.finish_phase()
     work(stack)
     for p in sms:
-        (news,) = p.texts()[before[p.number]:]
+        (news,) = p.texts()[before[p.number] :]
         assert news.count(f"{speaker.first_name}: I trust nobody today") == 1, news
     assert not any("baker" in t for p in sms for t in p.texts())
     assert not any("baker" in t or "I trust nobody" in t for t in dead.texts())

@@ -21,12 +21,14 @@ def test_a_slip_of_a_move_in_the_group_is_answered_privately_and_not_relayed(sta
     speaker.say(f"Will {target} lie again?", chat=GROUP)  # talk that starts near a verb
     work(stack)
     answers = speaker.texts()[mine:]
-    assert answers == [f"Did you mean: vote {target}? Write moves to me here, privately: I passed nothing on "
-                       "to the others."] * 2, answers
+    assert (
+        answers
+        == [f"Did you mean: vote {target}? Write moves to me here, privately: I passed nothing on to the others."] * 2
+    ), answers
     assert not st.votes and not state(stack).votes  # nothing was cast
     stack.finish_phase()
     work(stack)
     for p in sms:
-        news = "\n".join(p.texts()[before[p.number]:])
+        news = "\n".join(p.texts()[before[p.number] :])
         assert f"Will {target} lie again?" in news, news
         assert f"vot {target}" not in news and f"vote {target}" not in news, news

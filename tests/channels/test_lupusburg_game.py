@@ -55,7 +55,9 @@ def opened(stack: Stack) -> tuple[TgPlayer, SmsPlayer, TgPlayer, SmsPlayer]:
     s = state(stack)
     assert s.players == ("Sofía", "Pam", "Diego", "Oli")
     assert {h: r.value for h, r in s.cards.items() if r.value != "townsfolk"} == {
-        "Sofía:left": "thief", "Diego:left": "werewolf"}, "the seeded deal changed: rewrite the story"
+        "Sofía:left": "thief",
+        "Diego:left": "werewolf",
+    }, "the seeded deal changed: rewrite the story"
     return sofia, pam, diego, oli
 
 
@@ -105,8 +107,10 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     stack.deliver()
     assert has(news(sofia, mark), "Mostraste a Pam tu casa derecha: el Habitante del pueblo.")
     shown = news(pam, mark_pam)
-    assert has(shown, "El Burgomaestre Sofia, que miro tu personaje Pam:izq, te muestra a cambio Sofia:der: "
-                      "el Habitante del pueblo."), shown
+    assert has(
+        shown,
+        "El Burgomaestre Sofia, que miro tu personaje Pam:izq, te muestra a cambio Sofia:der: el Habitante del pueblo.",
+    ), shown
     assert not has(shown, "uno de sus personajes"), "the shown player is not told it twice"
     assert has(news(diego, 0), "El Burgomaestre Sofía mira Pam:izquierda")
 
@@ -116,8 +120,12 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     stack.deliver()
     drawn = news(pam, mark_pam)
     coins = state(stack).draws["Pam"][1]
-    assert has(drawn, "Apuesta por Diego, secreta", f"Quédate 1 de {len(coins)} monedas",
-               "su valor en puntos si Diego es el Hombre Lobo, si no 0"), drawn
+    assert has(
+        drawn,
+        "Apuesta por Diego, secreta",
+        f"Quédate 1 de {len(coins)} monedas",
+        "su valor en puntos si Diego es el Hombre Lobo, si no 0",
+    ), drawn
     assert re.search(r"Responde: moneda " + " ".join(map(str, coins)) + "$", drawn), drawn
     mark_pam = len(pam.texts())
     pam.say(f"MONEDA {coins[0]}")
@@ -173,8 +181,10 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     pam.say("JUGADORES")
     stack.deliver()
     seating = news(pam, mark_pam)
-    assert seating == gsm7("Asientos, en sentido horario: 1 Sofía, 2 Pam (solo la casa izquierda), 3 Diego (solo la "
-                           "casa derecha), 4 Oli (solo la casa derecha). Burgomaestre: Pam."), seating
+    assert seating == gsm7(
+        "Asientos, en sentido horario: 1 Sofía, 2 Pam (solo la casa izquierda), 3 Diego (solo la "
+        "casa derecha), 4 Oli (solo la casa derecha). Burgomaestre: Pam."
+    ), seating
 
     # Her privilege by seat (Diego has one house left): she sees his Townsfolk card (the Werewolf's
     # was lynched), and does not show one of hers.
@@ -182,8 +192,12 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     pam.say("PRIVILEGIO 3")
     stack.deliver()
     seen = news(pam, mark_pam)
-    assert has(seen, "Diego te muestra en secreto Diego:der: el Habitante del pueblo.",
-               "Ahora muestra uno tuyo a Diego, o irá uno al azar:", "Responde: mostrar izq der"), seen
+    assert has(
+        seen,
+        "Diego te muestra en secreto Diego:der: el Habitante del pueblo.",
+        "Ahora muestra uno tuyo a Diego, o irá uno al azar:",
+        "Responde: mostrar izq der",
+    ), seen
     for p in (sofia, pam, diego, oli):
         for _ in range(2):
             p.say("votar 3")
@@ -192,10 +206,14 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     stack.deliver()
     side = state(stack).privilege[1]
     word = {"left": "izquierda", "right": "derecha"}[side]
-    assert has(news(pam, mark_pam), f"No habías elegido al cerrarse la votación: el bot mostró a Diego, al azar, "
-                                    f"tu casa {word}"), news(pam, mark_pam)
-    assert has(news(diego, mark_diego), "El Burgomaestre Pam miró tu personaje Diego:derecha y no eligió qué "
-                                        "mostrarte: el bot te muestra al azar"), news(diego, mark_diego)
+    assert has(
+        news(pam, mark_pam),
+        f"No habías elegido al cerrarse la votación: el bot mostró a Diego, al azar, tu casa {word}",
+    ), news(pam, mark_pam)
+    assert has(
+        news(diego, mark_diego),
+        "El Burgomaestre Pam miró tu personaje Diego:derecha y no eligió qué mostrarte: el bot te muestra al azar",
+    ), news(diego, mark_diego)
 
     # Pam's one living character is a suspect: she has no vote, and is told so in Spanish.
     mark_pam = len(pam.texts())
@@ -230,4 +248,3 @@ def test_a_lupusburg_game_in_spanish_explains_itself_on_telegram_and_by_sms(stac
     for text in sofia.texts() + pam.texts():
         assert not ENGLISH_SIDES.search(text), text
     assert code
-

@@ -33,8 +33,7 @@ def test_bad_telegram_requests_get_their_4xx_and_change_nothing(stack: Stack) ->
         ("update_id a string", json.dumps({**update, "update_id": "7"}), json_headers, 400),
         ("message not an object", json.dumps({"update_id": 5, "message": "hi"}), json_headers, 400),
         ("wrong content type", body, {**json_headers, "Content-Type": "text/plain"}, 415),
-        ("a form instead of JSON", "a=b", {**json_headers, "Content-Type": "application/x-www-form-urlencoded"},
-         415),
+        ("a form instead of JSON", "a=b", {**json_headers, "Content-Type": "application/x-www-form-urlencoded"}, 415),
         ("1 MB body", json.dumps({**update, "pad": "x" * 1_000_000}), json_headers, 413),
     ]
     for what, payload, headers, status in cases:
@@ -73,8 +72,7 @@ def test_bad_twilio_requests_get_their_4xx_and_change_nothing(stack: Stack) -> N
     cases: list[tuple[str, bytes | str, dict[str, str], int]] = [
         ("no signature", encoded, {"Content-Type": good["Content-Type"]}, 403),
         ("forged signature", encoded, {**good, "X-Twilio-Signature": "AAAA" + good["X-Twilio-Signature"][4:]}, 403),
-        ("signed with another token", encoded,
-         inbound.signed("other-token", PUBLIC_URL + "/sms/twilio", form), 403),
+        ("signed with another token", encoded, inbound.signed("other-token", PUBLIC_URL + "/sms/twilio", form), 403),
         ("signed for the request's own URL", encoded, own_url, 403),
         ("body changed after signing", httpx.QueryParams(other_form).__str__(), good, 403),
         ("a parameter added", encoded + "&Extra=1", good, 403),
@@ -90,8 +88,12 @@ def test_bad_twilio_requests_get_their_4xx_and_change_nothing(stack: Stack) -> N
         r = stack.post_sms(bad)
         assert r.status_code in (400, 403), r.text
     # The status route is signed too.
-    r = _post(stack, "/sms/twilio/status?key=x", "MessageSid=SM1&MessageStatus=failed",
-              {"Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": "forged"})
+    r = _post(
+        stack,
+        "/sms/twilio/status?key=x",
+        "MessageSid=SM1&MessageStatus=failed",
+        {"Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": "forged"},
+    )
     assert r.status_code == 403
     assert stack.snapshot() == before
 
@@ -110,9 +112,14 @@ def test_a_replayed_message_sid_is_acted_on_once(stack: Stack) -> None:
 def test_unknown_routes_and_methods(stack: Stack) -> None:
     before = stack.snapshot()
     for method, path, status in [
-        ("GET", "/telegram/webhook", 405), ("PUT", "/sms/twilio", 405), ("GET", "/nowhere", 404),
-        ("POST", "/", 405), ("POST", "/telegram/webhook/../admin", 404), ("DELETE", "/healthz", 405),
-        ("GET", "/sms/twilio/status", 405), ("POST", "/telegram", 404),
+        ("GET", "/telegram/webhook", 405),
+        ("PUT", "/sms/twilio", 405),
+        ("GET", "/nowhere", 404),
+        ("POST", "/", 405),
+        ("POST", "/telegram/webhook/../admin", 404),
+        ("DELETE", "/healthz", 405),
+        ("GET", "/sms/twilio/status", 405),
+        ("POST", "/telegram", 404),
     ]:
         assert stack.http.request(method, stack.url + path).status_code == status, (method, path)
     assert stack.snapshot() == before
@@ -123,16 +130,32 @@ GARBAGE_UPDATES: list[dict[str, Any]] = [
     {"update_id": 2, "callback_query": {}},
     {"update_id": 3, "message": {"message_id": 1, "date": "x", "chat": {"id": 1, "type": "private"}, "text": "hi"}},
     {"update_id": 4, "message": {"message_id": 1, "date": 0, "chat": {"id": "x"}, "text": 5}},
-    {"update_id": 5, "message": {"message_id": 1, "date": 0, "chat": {"id": 1, "type": "private"},
-                                 "from": {"id": 1}, "text": "new"}},
-    {"update_id": 6, "callback_query": {"id": "1", "from": {"id": 2, "is_bot": False, "first_name": "A"},
-                                        "chat_instance": "1", "data": None}},
+    {
+        "update_id": 5,
+        "message": {"message_id": 1, "date": 0, "chat": {"id": 1, "type": "private"}, "from": {"id": 1}, "text": "new"},
+    },
+    {
+        "update_id": 6,
+        "callback_query": {
+            "id": "1",
+            "from": {"id": 2, "is_bot": False, "first_name": "A"},
+            "chat_instance": "1",
+            "data": None,
+        },
+    },
     {"update_id": 7, "message": None},
     {"update_id": 8, "message": []},
     {"update_id": 9, "edited_message": {"message_id": 1}},
-    {"update_id": 10, "message": {"message_id": 1, "date": 0, "text": "new",
-                                  "chat": {"id": 3, "type": "private"},
-                                  "from": {"id": 3, "is_bot": True, "first_name": "Bot"}}},
+    {
+        "update_id": 10,
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "text": "new",
+            "chat": {"id": 3, "type": "private"},
+            "from": {"id": 3, "is_bot": True, "first_name": "Bot"},
+        },
+    },
 ]
 
 

@@ -120,8 +120,9 @@ def test_the_base_game_in_english_tells_the_dawn_first_the_tie_and_what_happened
         dawn = t("en", "sms.night.dawn.some" if sms_reader else "night.dawn.some", dead=victim, count=1)
         look = t("en", "seer.result.were", target=wolves[0])
         if sms_reader:
-            assert dawn in told and told.index(dawn) < told.index(t("en", "sms.phase.nominations", day=1,
-                                                                             deadline="").split(":")[0]), told
+            assert dawn in told and told.index(dawn) < told.index(
+                t("en", "sms.phase.nominations", day=1, deadline="").split(":")[0]
+            ), told
         if name == seer:
             assert look in told and (not sms_reader or told.index(dawn) < told.index(look)), told
 
@@ -155,8 +156,10 @@ def test_the_base_game_in_english_tells_the_dawn_first_the_tie_and_what_happened
     sms[0].say("status")
     stack.deliver()
     status = sms[0].texts()[-1]
-    assert f"What happened: Night 1: the Werewolves ({','.join(w for w in seats if w in wolves)}) killed {victim}" \
-        in status, status
+    assert (
+        f"What happened: Night 1: the Werewolves ({','.join(w for w in seats if w in wolves)}) killed {victim}"
+        in status
+    ), status
 
 
 # -- the expansion, in Italian, in private chats -------------------------------------------------------
@@ -234,8 +237,10 @@ def test_the_expansion_in_italian_tells_the_revival_after_the_dawn_and_whom(stac
         if isinstance(p, SmsPlayer):
             assert f"Parita (senso orario da {after}):" in told or f"Parità (senso orario da {after}):" in told, told
         else:
-            assert f'In parità conta chi è più vicino a {second}, che ha il "Benvenuto!", in senso orario:' \
-                in told, (name, told)
+            assert f'In parità conta chi è più vicino a {second}, che ha il "Benvenuto!", in senso orario:' in told, (
+                name,
+                told,
+            )
 
     if _state(stack).phase is not Phase.OVER:
         _play_to_end(stack, people, IT)
@@ -245,8 +250,10 @@ def test_the_expansion_in_italian_tells_the_revival_after_the_dawn_and_whom(stac
     for p in people.values():
         if isinstance(p, TgPlayer):
             history = next(x for x in _texts(p) if x.startswith("Com'è andata, notte per notte:"))
-            assert f"Notte 1: i Lupi Mannari ({', '.join(w for w in seats if w in wolves)}) hanno sbranato {first}" \
-                in history, history
+            assert (
+                f"Notte 1: i Lupi Mannari ({', '.join(w for w in seats if w in wolves)}) hanno sbranato {first}"
+                in history
+            ), history
             night2 = next(line for line in history.split("\n") if line.startswith("Notte 2:"))
             assert f"il Barone Samedi ({baron}) ha riportato in vita {first}" in night2, night2
             assert re.search(rf"Giorno 1: il villaggio ha linciato {lynched}\.", history), history

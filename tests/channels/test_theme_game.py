@@ -60,7 +60,7 @@ def test_a_theme_game_in_italian_speaks_italian_on_every_phone(stack: Stack) -> 
     stack.deliver()
     _won_lines(stack, people, "it", "")
     for name, p in people.items():
-        texts = p.texts()[english.get(name, 0):]
+        texts = p.texts()[english.get(name, 0) :]
         assert texts, name
         found = {w for text in texts for w in _english_in(text, code)}
         assert not found, (name, found, texts)

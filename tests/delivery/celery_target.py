@@ -13,8 +13,12 @@ from pathlib import Path
 from worker.celery_app import RetryLater, TransientError, make_celery
 
 OUT = Path(os.environ.get("LUPUS_TEST_OUT", "/nonexistent"))
-app = make_celery(os.environ.get("LUPUS_TEST_BROKER") or None, data_dir=os.environ.get("LUPUS_TEST_DATA", "var"),
-                  include=[], visibility_timeout=float(os.environ.get("LUPUS_TEST_VISIBILITY", "3600")))
+app = make_celery(
+    os.environ.get("LUPUS_TEST_BROKER") or None,
+    data_dir=os.environ.get("LUPUS_TEST_DATA", "var"),
+    include=[],
+    visibility_timeout=float(os.environ.get("LUPUS_TEST_VISIBILITY", "3600")),
+)
 
 
 def _attempt(name: str) -> int:

@@ -21,8 +21,9 @@ _MARKS = Path(os.environ["LUPUS_TEST_KILL_MARKS"])
 _send = TelegramSender.send
 
 
-def _send_then_stall(self: TelegramSender, address: str, text: str, *, buttons: Keyboard | None = None,
-                     dedup_key: str) -> SendResult:
+def _send_then_stall(
+    self: TelegramSender, address: str, text: str, *, buttons: Keyboard | None = None, dedup_key: str
+) -> SendResult:
     result = _send(self, address, text, buttons=buttons, dedup_key=dedup_key)
     if result.ok and address.startswith("-"):
         with contextlib.suppress(FileNotFoundError):

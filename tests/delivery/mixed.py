@@ -39,8 +39,7 @@ class Mixed(Table):
     def say_as(self, name: str, text: str, in_group: bool = False) -> list[str]:
         address = self.addr[name]
         channel = "telegram" if name == "host" else self.channel(name)
-        return self.svc.handle_inbound(channel, address, f"m{next(self._n)}", text,
-                                       chat=GROUP if in_group else None)
+        return self.svc.handle_inbound(channel, address, f"m{next(self._n)}", text, chat=GROUP if in_group else None)
 
     def lobby(self) -> str:
         self.say_as("host", "/start")
@@ -97,8 +96,9 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def check_order(rows: Sequence[Outbox], received: Sequence[str],
-                repeat: Callable[[Outbox], bool] | None = None) -> list[tuple[int, int]]:
+def check_order(
+    rows: Sequence[Outbox], received: Sequence[str], repeat: Callable[[Outbox], bool] | None = None
+) -> list[tuple[int, int]]:
     """What one chat received is its rows' texts, in their order, each once: several rows may come
     merged in one message and one row in several parts (split at its platform's limit), and only a
     row the dispatcher found abandoned while sending (``ABANDONED``: a worker died during its HTTP
@@ -130,9 +130,11 @@ def check_order(rows: Sequence[Outbox], received: Sequence[str],
                     first -= 1
                 at = stream.find(body, starts[first])
         if at < 0 or at >= pos:
-            raise AssertionError(f"message {n} is out of order, lost its way or foreign: {message!r}\n"
-                                 f"expected next: {stream[pos:pos + 160]!r}")
+            raise AssertionError(
+                f"message {n} is out of order, lost its way or foreign: {message!r}\n"
+                f"expected next: {stream[pos : pos + 160]!r}"
+            )
         spans.append((row_at(at), row_at(at + len(body) - 1)))
         pos = max(pos, at + len(body))
-    assert pos == len(stream), f"never received: {stream[pos:pos + 200]!r}"
+    assert pos == len(stream), f"never received: {stream[pos : pos + 200]!r}"
     return spans

@@ -35,8 +35,7 @@ class FlowingClock(Clock):
 
     @property
     def now(self) -> datetime:
-        return datetime(2026, 3, 2, 9, 0, tzinfo=UTC) + timedelta(
-            seconds=self.seconds() - self.start + self.game_lead)
+        return datetime(2026, 3, 2, 9, 0, tzinfo=UTC) + timedelta(seconds=self.seconds() - self.start + self.game_lead)
 
     @now.setter
     def now(self, when: datetime) -> None:
@@ -50,8 +49,7 @@ class FlowingClock(Clock):
 
 
 class Tasks:
-    def __init__(self, table: Table, senders: Mapping[str, Sender], policy: Policy,
-                 sweep_every: float = 15.0) -> None:
+    def __init__(self, table: Table, senders: Mapping[str, Sender], policy: Policy, sweep_every: float = 15.0) -> None:
         assert isinstance(table.clock, FlowingClock)
         self.table, self.senders, self.clock = table, senders, table.clock
         self.limiter = MemoryLimiter(policy, clock=self.clock.seconds)
@@ -63,8 +61,9 @@ class Tasks:
         table.svc.after_commit = self.enqueue
 
     def enqueue(self, ids: Sequence[int] | None, countdown: float = 0.0) -> None:
-        heapq.heappush(self._queue, (self.clock.seconds() + countdown, next(self._seq),
-                                     None if ids is None else sorted(ids)))
+        heapq.heappush(
+            self._queue, (self.clock.seconds() + countdown, next(self._seq), None if ids is None else sorted(ids))
+        )
 
     def due(self) -> None:
         """Run what is due now, in the order it fell due (and the sweep, when its time has come)."""

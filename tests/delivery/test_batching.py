@@ -30,8 +30,10 @@ def test_split_prefers_paragraphs_then_lines_then_words():
     assert split(" bbbbbbbbb", 5) == ["bbbbb", "bbbb"]
 
 
-@given(st.lists(st.tuples(st.text(min_size=1, max_size=50), st.booleans()), max_size=20),
-       st.integers(min_value=20, max_value=200))
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=50), st.booleans()), max_size=20),
+    st.integers(min_value=20, max_value=200),
+)
 def test_merge_keeps_every_item_once_in_order(items, max_len):
     queued = [(t, KB if b else None) for t, b in items]
     batches = merge(queued, max_len=max_len)
@@ -46,7 +48,7 @@ def test_merge_keeps_every_item_once_in_order(items, max_len):
 def test_split_pieces_fit_and_lose_no_words(text, max_len):
     pieces = split(text, max_len)
     assert all(len(p) <= max_len for p in pieces)
-    words = [w[i:i + max_len] for w in text.split() for i in range(0, len(w), max_len)]
+    words = [w[i : i + max_len] for w in text.split() for i in range(0, len(w), max_len)]
     assert [w for p in pieces for w in p.split()] == words
 
 

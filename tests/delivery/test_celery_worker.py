@@ -19,15 +19,34 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class Worker:
     def __init__(self, broker: str | None, tmp: Path, visibility: float = 3600) -> None:
-        self.env = {**os.environ, "LUPUS_TEST_BROKER": broker or "", "LUPUS_TEST_DATA": str(tmp / "var"),
-                    "LUPUS_TEST_OUT": str(tmp), "LUPUS_TEST_VISIBILITY": str(visibility)}
+        self.env = {
+            **os.environ,
+            "LUPUS_TEST_BROKER": broker or "",
+            "LUPUS_TEST_DATA": str(tmp / "var"),
+            "LUPUS_TEST_OUT": str(tmp),
+            "LUPUS_TEST_VISIBILITY": str(visibility),
+        }
         self.tmp = tmp
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, pool: str = "solo") -> None:
-        cmd = [sys.executable, "-m", "celery", "-A", "tests.delivery.celery_target", "worker", "-P", pool,
-               "-c", "1", "--without-mingle", "--without-gossip", "--without-heartbeat",
-               "-l", "warning"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "tests.delivery.celery_target",
+            "worker",
+            "-P",
+            pool,
+            "-c",
+            "1",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+            "-l",
+            "warning",
+        ]
         self.log = open(self.tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
 
@@ -49,7 +68,6 @@ class Worker:
             time.sleep(0.05)
         log = (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
         raise AssertionError(f"tasks did not run: wanted {lines}, got {got}\n--- worker log ---\n{log}")
-
 
 
 def _producer(broker: str | None, tmp: Path, visibility: float = 3600):

@@ -59,8 +59,11 @@ def test_a_refused_text_is_an_error_and_the_host_is_told_in_his_language(lite: E
     senders = _senders()
     _work(t, senders)
     fay = t.addr["fay"]
-    senders["sms"].script[fay] = [SendResult.permanent(PermanentReason.REJECTED, "21617: The concatenated "
-                                                       "message body exceeds the 1600 character limit.")]
+    senders["sms"].script[fay] = [
+        SendResult.permanent(
+            PermanentReason.REJECTED, "21617: The concatenated message body exceeds the 1600 character limit."
+        )
+    ]
     t.say_as("fay", "status")
     with structlog.testing.capture_logs() as logs:
         report = _work(t, senders)

@@ -42,8 +42,9 @@ def test_a_slow_send_keeps_its_row_past_its_lease_and_nobody_sends_it_twice(lite
     _queue(lite, "sms", TO, "Dawn. Killed: Eve.")
     slow = SlowSender(5 * LEASE)  # five leases long: without renewal the row is free after the first
     other = RecordingSender("sms")
-    first = threading.Thread(target=deliver, args=(lite, {"sms": slow}, MemoryLimiter(UNLIMITED)),
-                             kwargs={"lease": LEASE, "budget": 10})
+    first = threading.Thread(
+        target=deliver, args=(lite, {"sms": slow}, MemoryLimiter(UNLIMITED)), kwargs={"lease": LEASE, "budget": 10}
+    )
     first.start()
     assert slow.sending.wait(5)  # its send has begun (else the other would claim the row first)
     deadline = time.monotonic() + 4 * LEASE

@@ -27,8 +27,14 @@ def test_updates_parse_in_python_telegram_bot(fake_telegram):
     said = Update.de_json(inbound.text_update(alice, "vote bob", chat=group, message_id=9), Bot(TOKEN))
     assert said.effective_chat is not None
     assert said.effective_chat.id == -500 and said.effective_chat.title == "Villaggio"
-    bot_message = {"message_id": 3, "date": 0, "chat": inbound.telegram_chat(alice), "from": fake_telegram.me,
-                   "text": "Vote?", "reply_markup": {"inline_keyboard": [[{"text": "Bob", "callback_data": "v:2"}]]}}
+    bot_message = {
+        "message_id": 3,
+        "date": 0,
+        "chat": inbound.telegram_chat(alice),
+        "from": fake_telegram.me,
+        "text": "Vote?",
+        "reply_markup": {"inline_keyboard": [[{"text": "Bob", "callback_data": "v:2"}]]},
+    }
     tap = Update.de_json(inbound.callback_update(alice, "v:2", bot_message), Bot(TOKEN))
     assert tap.callback_query is not None and tap.callback_query.message is not None
     assert tap.callback_query.data == "v:2" and tap.callback_query.message.message_id == 3
@@ -59,8 +65,13 @@ def test_twilio_posts_are_signed_as_twilio_signs_them(fake_twilio):
         wrong_url = inbound.signed(fake_twilio.auth_token, "http://lupus.example/sms/twilio", sms)
         assert httpx.post(url + "/sms/twilio", data=sms, headers=wrong_url).status_code == 403
 
-        sender = TwilioSender(fake_twilio.account_sid, fake_twilio.auth_token, from_number="+15005550006",
-                              api_url=fake_twilio.url, status_callback=public + "/sms/twilio/status")
+        sender = TwilioSender(
+            fake_twilio.account_sid,
+            fake_twilio.auth_token,
+            from_number="+15005550006",
+            api_url=fake_twilio.url,
+            status_callback=public + "/sms/twilio/status",
+        )
         assert sender.send("+393330000001", "Benvenuta", dedup_key="out:5").ok
         sender.close()
         [message] = fake_twilio.messages()

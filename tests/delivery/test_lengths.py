@@ -39,8 +39,17 @@ def _queue(db: Engine, channel: str, address: str, *texts: str, buttons: Any = N
         s.add(person)
         s.flush()
         assert person.id is not None
-        rows = [Outbox(identity_id=person.id, channel=channel, key="test", text=text, dedup_key=f"t{i}:{address}",
-                       buttons=buttons if i == on % len(texts) else None) for i, text in enumerate(texts)]
+        rows = [
+            Outbox(
+                identity_id=person.id,
+                channel=channel,
+                key="test",
+                text=text,
+                dedup_key=f"t{i}:{address}",
+                buttons=buttons if i == on % len(texts) else None,
+            )
+            for i, text in enumerate(texts)
+        ]
         s.add_all(rows)
         s.flush()
         return [r.id for r in rows if r.id is not None]
@@ -63,8 +72,12 @@ def test_an_sms_over_twilios_limit_goes_in_parts_in_order(lite: Engine, fake_twi
     long = "\n\n".join(PARAGRAPH * 3 for _ in range(14))  # about 4,000 characters
     assert len(long) > 2 * TWILIO_MAX
     _queue(lite, "sms", TO, long, "Day 2: vote until Wed 18:00.")
-    sms = TwilioSender(fake_twilio.account_sid, fake_twilio.auth_token, from_number="+15005550006",
-                       api_url=fake_twilio.url)  # type: ignore[attr-defined]
+    sms = TwilioSender(
+        fake_twilio.account_sid,
+        fake_twilio.auth_token,
+        from_number="+15005550006",
+        api_url=fake_twilio.url,  # type: ignore[attr-defined]
+    )
     try:
         report = _deliver(lite, {"sms": sms})
     finally:
@@ -114,8 +127,17 @@ def test_a_worker_that_dies_half_way_sends_again_only_the_part_in_flight(lite: E
 
 def test_a_telegram_text_over_4096_goes_in_parts_with_its_buttons_under_the_last(lite: Engine) -> None:
     long = "\n".join([PARAGRAPH] * 100)  # about 9,300 characters
-    _queue(lite, "telegram", "-300", "Lobby: 3 players.", long, "Day 2.", "Night 2.",
-           buttons=[[{"text": "ok", "data": "x"}]], on=1)
+    _queue(
+        lite,
+        "telegram",
+        "-300",
+        "Lobby: 3 players.",
+        long,
+        "Day 2.",
+        "Night 2.",
+        buttons=[[{"text": "ok", "data": "x"}]],
+        on=1,
+    )
     sender = RecordingSender("telegram")
     _deliver(lite, {"telegram": sender})
     calls = sender.calls
@@ -126,11 +148,14 @@ def test_a_telegram_text_over_4096_goes_in_parts_with_its_buttons_under_the_last
     assert {r.status for r in _rows(lite)} == {"sent"}
 
 
-def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(lite: Engine,
-                                                                        fake_twilio: FakeTwilio) -> None:
+def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(lite: Engine, fake_twilio: FakeTwilio) -> None:
     t = Mixed(lite, FlowingClock())
-    sms = TwilioSender(fake_twilio.account_sid, fake_twilio.auth_token, from_number="+15005550006",
-                       api_url=fake_twilio.url)  # type: ignore[attr-defined]
+    sms = TwilioSender(
+        fake_twilio.account_sid,
+        fake_twilio.auth_token,
+        from_number="+15005550006",
+        api_url=fake_twilio.url,  # type: ignore[attr-defined]
+    )
     senders: dict[str, Any] = {"telegram": RecordingSender("telegram"), "sms": sms}
     tasks = Tasks(t, senders, DEFAULT_POLICY)
     try:

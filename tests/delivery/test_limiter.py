@@ -23,7 +23,6 @@ class Clock:
         return self.t
 
 
-
 @dataclass
 class Limiters:
     """A factory of limiters of one ``kind`` on one shared clock; two Redis limiters share one
@@ -195,8 +194,7 @@ def test_two_redis_limiters_share_one_budget(redis_db):
 
 @pytest.mark.redis
 def test_redis_limiter_on_the_servers_clock_and_keys_expire(redis_db):
-    lim = RedisLimiter(redis_db, {("telegram", "private"): [Rule("address", Rate(1, 1.0, burst=2))]},
-                       prefix="t:rl")
+    lim = RedisLimiter(redis_db, {("telegram", "private"): [Rule("address", Rate(1, 1.0, burst=2))]}, prefix="t:rl")
     assert grants(lim, 5, "telegram", "private", "9") == 2
     assert 0.5 < lim.try_acquire("telegram", "private", "9") <= 1.0
     ttl = redis_db.pttl("t:rl:telegram:default:9")

@@ -42,13 +42,35 @@ class KillableWorker(Worker):
         before = self._starts()
         self.log = open(self.tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [*celery, "worker", "-P", "solo", "--without-mingle", "--without-gossip", "--without-heartbeat",
-             "-l", "info"], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        self.beat_proc = subprocess.Popen(
-            [*celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True) if self.beat else None
+            [
+                *celery,
+                "worker",
+                "-P",
+                "solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "info",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.beat_proc = (
+            subprocess.Popen(
+                [*celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            if self.beat
+            else None
+        )
         self._ready(before)
 
 
@@ -95,16 +117,23 @@ def _group_spans(t: Mixed, tg: FakeTelegram, keys: set[str]) -> list[tuple[int, 
 @pytest.mark.postgres
 @pytest.mark.timeout(300)
 def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
-        tmp_path: Path, pg: Engine, redis_db: Any, stand_ins: tuple[FakeTelegram, FakeTwilio, str, str]) -> None:
+    tmp_path: Path, pg: Engine, redis_db: Any, stand_ins: tuple[FakeTelegram, FakeTwilio, str, str]
+) -> None:
     tg, tw, _, tw_url = stand_ins
     arm, marks = tmp_path / "arm", tmp_path / "marks"
     marks.touch()
-    env = {**_env(tmp_path, pg, REDIS_URL, tg),
-           "TWILIO_ACCOUNT_SID": tw.account_sid, "TWILIO_AUTH_TOKEN": tw.auth_token,
-           "TWILIO_FROM_NUMBER": "+15005550006", "TWILIO_API_URL": tw_url,
-           # A messaging service's pace rather than one long code's: the test is about order.
-           "SMS_SEGMENTS_PER_SECOND": "30", "DISPATCH_LEASE_SECONDS": str(LEASE),
-           "LUPUS_TEST_KILL_ARM": str(arm), "LUPUS_TEST_KILL_MARKS": str(marks)}
+    env = {
+        **_env(tmp_path, pg, REDIS_URL, tg),
+        "TWILIO_ACCOUNT_SID": tw.account_sid,
+        "TWILIO_AUTH_TOKEN": tw.auth_token,
+        "TWILIO_FROM_NUMBER": "+15005550006",
+        "TWILIO_API_URL": tw_url,
+        # A messaging service's pace rather than one long code's: the test is about order.
+        "SMS_SEGMENTS_PER_SECOND": "30",
+        "DISPATCH_LEASE_SECONDS": str(LEASE),
+        "LUPUS_TEST_KILL_ARM": str(arm),
+        "LUPUS_TEST_KILL_MARKS": str(marks),
+    }
     dirs = [tmp_path / "a", tmp_path / "b"]
     for d in dirs:
         d.mkdir()
@@ -123,12 +152,16 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
         game = t.game()
         assert game.deadline is not None and isinstance(t.clock, FileClock)
         t.clock.set(max(t.clock.now, game.deadline))
-        wait(lambda: t.game().phase_no != game.phase_no, both, timeout=60,
-             why=f"phase {game.phase_no} to close")
+        wait(lambda: t.game().phase_no != game.phase_no, both, timeout=60, why=f"phase {game.phase_no} to close")
 
     def drained() -> None:  # a phase lasts hours: what it wrote has gone before the next one
-        wait(lambda: _settled(pg), both, timeout=drain_timeout(pg, floor=90),
-             why="the outbox to drain", state=lambda: _unsettled(pg))
+        wait(
+            lambda: _settled(pg),
+            both,
+            timeout=drain_timeout(pg, floor=90),
+            why="the outbox to drain",
+            state=lambda: _unsettled(pg),
+        )
 
     for w in workers:
         w.start()
@@ -139,8 +172,7 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
             t.say_as(wolf, f"kill {next(p for p in t.alive() if p not in t.wolves())}")
         arm.touch()  # the next text to the group that Telegram takes: its worker dies with it in flight
         close()  # the dawn
-        mark = wait(lambda: marks.read_text().split(), both, timeout=60,
-                    why="a send to the group")
+        mark = wait(lambda: marks.read_text().split(), both, timeout=60, why="a send to the group")
         killed = next(w for w in workers if w.proc is not None and w.proc.pid == int(mark[0]))
         killed.stop()
         killed.start()
@@ -162,8 +194,9 @@ def test_a_mixed_game_reaches_every_chat_in_order_merged_and_without_a_429(
             w.stop()
 
     rows = t.rows()
-    assert {r.status for r in rows} <= {"sent", "merged"}, [(r.id, r.status, r.last_error) for r in rows
-                                                             if r.status not in ("sent", "merged")]
+    assert {r.status for r in rows} <= {"sent", "merged"}, [
+        (r.id, r.status, r.last_error) for r in rows if r.status not in ("sent", "merged")
+    ]
     assert tg.rejected(429) == 0, [c.response for c in tg.calls() if c.status == 429]
     assert not [c for c in tw.calls() if c.status != 201]
     assert any((r.last_error or "").startswith(ABANDONED) for r in rows), "the kill found no send in flight"

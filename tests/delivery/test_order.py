@@ -149,8 +149,10 @@ def test_an_sms_text_left_out_of_a_merge_goes_after_it(lite: Engine, lengths: li
             ctx.send(person, "test", text, f"p{person.id}:d{i}")
         ctx.merge_texts()
         with unit_of(s).reading(Outbox):
-            sent = s.exec(select(Outbox).where(Outbox.identity_id == person.id, Outbox.status == "pending")
-                          .order_by(col(Outbox.id))).all()
+            sent = s.exec(
+                select(Outbox)
+                .where(Outbox.identity_id == person.id, Outbox.status == "pending")
+                .order_by(col(Outbox.id))
+            ).all()
     assert "\n".join(r.text for r in sent) == "\n".join(texts)
     assert all(len(r.text) <= TWILIO_MAX or "\n" not in r.text for r in sent)
-

@@ -32,8 +32,7 @@ def test_prefixed_base_urls_and_webhook_delivery():
 
     with ServerThread(app) as url:
         tg = TelegramSender(TOKEN, api_url=url + "/telegram")
-        sms = TwilioSender(twilio.account_sid, twilio.auth_token, from_number="+15005550006",
-                           api_url=url + "/twilio/")
+        sms = TwilioSender(twilio.account_sid, twilio.auth_token, from_number="+15005550006", api_url=url + "/twilio/")
         assert tg.send("42", "ciao", dedup_key="a").ok
         assert sms.send("+393330000001", "ciao", dedup_key="b").ok
         assert tg.call(lambda b: b.set_webhook(url + "/service/telegram/webhook", secret_token="sekrit"))

@@ -37,10 +37,12 @@ def test_a_message_with_buttons_reaches_the_chat(fake_telegram, sender):
     assert result.status is SendStatus.SENT and result.message_id == "1"
     [msg] = fake_telegram.sent(42)
     assert msg["text"] == "Chi vuoi votare?"
-    assert msg["reply_markup"] == {"inline_keyboard": [
-        [{"text": "Alice", "callback_data": "vote:1"}, {"text": "Bob", "callback_data": "vote:2"}],
-        [{"text": "Rules", "url": "https://x.y/"}],
-    ]}
+    assert msg["reply_markup"] == {
+        "inline_keyboard": [
+            [{"text": "Alice", "callback_data": "vote:1"}, {"text": "Bob", "callback_data": "vote:2"}],
+            [{"text": "Rules", "url": "https://x.y/"}],
+        ]
+    }
     # The URL PTB used: base_url + token + "/" + method, and getMe once, at initialization.
     assert [c.method for c in fake_telegram.calls()] == ["getMe", "sendMessage"]
 
@@ -58,8 +60,12 @@ def test_429_becomes_retry_after(fake_telegram, sender):
     result = sender.send("42", "hi", dedup_key="k")
     assert result.status is SendStatus.RETRY_AFTER and result.retry_after == 7
     body = fake_telegram.calls("sendMessage")[0].response
-    assert body == {"ok": False, "error_code": 429, "description": "Too Many Requests: retry after 7",
-                    "parameters": {"retry_after": 7}}
+    assert body == {
+        "ok": False,
+        "error_code": 429,
+        "description": "Too Many Requests: retry after 7",
+        "parameters": {"retry_after": 7},
+    }
     assert sender.send("42", "hi", dedup_key="k").ok
 
 

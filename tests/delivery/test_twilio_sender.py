@@ -18,8 +18,13 @@ TO = "+393331234567"
 
 @pytest.fixture
 def sender(fake_twilio):
-    s = TwilioSender(fake_twilio.account_sid, fake_twilio.auth_token, from_number=FROM, api_url=fake_twilio.url,
-                     status_callback="https://lupus.example/sms/twilio/status")
+    s = TwilioSender(
+        fake_twilio.account_sid,
+        fake_twilio.auth_token,
+        from_number=FROM,
+        api_url=fake_twilio.url,
+        status_callback="https://lupus.example/sms/twilio/status",
+    )
     yield s
     s.close()
 
@@ -38,8 +43,12 @@ def test_the_response_looks_like_twilios(fake_twilio, sender):
     sender.send(TO, "ciao", dedup_key="k")
     [call] = fake_twilio.calls()
     assert call.status == 201 and call.path == f"Accounts/{fake_twilio.account_sid}/Messages.json"
-    assert call.params == {"To": TO, "From": FROM, "Body": "ciao",
-                           "StatusCallback": "https://lupus.example/sms/twilio/status?key=k"}
+    assert call.params == {
+        "To": TO,
+        "From": FROM,
+        "Body": "ciao",
+        "StatusCallback": "https://lupus.example/sms/twilio/status?key=k",
+    }
     assert {"sid", "status", "num_segments", "date_created", "uri", "api_version"} <= call.response.keys()
     assert call.response["status"] == "queued"
     fetched = sender.client.messages(call.response["sid"]).fetch()
@@ -47,8 +56,9 @@ def test_the_response_looks_like_twilios(fake_twilio, sender):
 
 
 def test_a_messaging_service_can_send_instead_of_a_number(fake_twilio):
-    s = TwilioSender(fake_twilio.account_sid, fake_twilio.auth_token, messaging_service_sid="MG" + "1" * 32,
-                     api_url=fake_twilio.url)
+    s = TwilioSender(
+        fake_twilio.account_sid, fake_twilio.auth_token, messaging_service_sid="MG" + "1" * 32, api_url=fake_twilio.url
+    )
     assert s.send(TO, "ciao", dedup_key="k").ok
     assert fake_twilio.messages()[0]["messaging_service_sid"] == "MG" + "1" * 32
     assert s.sender_id == "MG" + "1" * 32

@@ -8,8 +8,14 @@ from service.settings import Settings
 
 from .conftest import REDIS_URL, TOKEN
 
-NO_CHANNEL = dict(TELEGRAM_BOT_TOKEN=None, TWILIO_ACCOUNT_SID=None, TWILIO_AUTH_TOKEN=None, TWILIO_FROM_NUMBER=None,
-                  TWILIO_MESSAGING_SERVICE_SID=None, REDIS_URL=None)
+NO_CHANNEL = dict(
+    TELEGRAM_BOT_TOKEN=None,
+    TWILIO_ACCOUNT_SID=None,
+    TWILIO_AUTH_TOKEN=None,
+    TWILIO_FROM_NUMBER=None,
+    TWILIO_MESSAGING_SERVICE_SID=None,
+    REDIS_URL=None,
+)
 
 
 def settings(**values: Any) -> Settings:
@@ -20,18 +26,28 @@ def settings(**values: Any) -> Settings:
 def test_channels_without_credentials_are_off():
     d = make_delivery(settings())
     assert d.senders == {} and isinstance(d.limiter, MemoryLimiter)
-    assert d.off == {"telegram": "TELEGRAM_BOT_TOKEN is not set",
-                     "sms": "TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER or "
-                            "TWILIO_MESSAGING_SERVICE_SID are not set"}
+    assert d.off == {
+        "telegram": "TELEGRAM_BOT_TOKEN is not set",
+        "sms": "TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER or "
+        "TWILIO_MESSAGING_SERVICE_SID are not set",
+    }
     half = make_delivery(settings(TWILIO_ACCOUNT_SID="AC1", TWILIO_AUTH_TOKEN="t"))
     assert half.off["sms"] == "TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID is not set"
 
 
 def test_both_channels_end_to_end_through_the_stand_ins(fake_telegram, fake_twilio, redis_db):
-    d = make_delivery(settings(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_URL=fake_telegram.url,
-                               TWILIO_ACCOUNT_SID=fake_twilio.account_sid, TWILIO_AUTH_TOKEN=fake_twilio.auth_token,
-                               TWILIO_FROM_NUMBER="+15005550006", TWILIO_API_URL=fake_twilio.url,
-                               PUBLIC_URL="https://lupus.example/", REDIS_URL=REDIS_URL))
+    d = make_delivery(
+        settings(
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_API_URL=fake_telegram.url,
+            TWILIO_ACCOUNT_SID=fake_twilio.account_sid,
+            TWILIO_AUTH_TOKEN=fake_twilio.auth_token,
+            TWILIO_FROM_NUMBER="+15005550006",
+            TWILIO_API_URL=fake_twilio.url,
+            PUBLIC_URL="https://lupus.example/",
+            REDIS_URL=REDIS_URL,
+        )
+    )
     assert d.off == {} and isinstance(d.limiter, RedisLimiter)
     for channel, address in (("telegram", "42"), ("sms", "+393330000001")):
         sender = d.senders[channel]

@@ -57,8 +57,9 @@ def test_each_command_s_help_is_flowed_untagged_and_says_its_exit_status(words: 
 
 
 @pytest.mark.parametrize("words", [["games"], ["outbox"], ["db", "upgrade"]], ids=" ".join)
-def test_a_database_that_does_not_answer_is_one_line_and_status_1(words: list[str],
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_database_that_does_not_answer_is_one_line_and_status_1(
+    words: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DATABASE_URL", "postgresql://lupus@127.0.0.1:9/lupus")
     get_settings.cache_clear()
     try:
@@ -72,7 +73,6 @@ def test_a_database_that_does_not_answer_is_one_line_and_status_1(words: list[st
 def test_version() -> None:
     done = CliRunner().invoke(app, ["--version"])
     assert done.exit_code == 0 and done.output == f"lupus {version('lupus-by-message')}\n", done.output
-
 
 
 def test_the_runbook_gives_every_command_s_exit_status() -> None:

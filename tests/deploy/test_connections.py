@@ -13,8 +13,11 @@ FLY_DRAINS_WITHIN = 600  # seconds (deploy/README.md cites it)
 def test_pooled_connections_are_recycled_within_what_the_proxy_keeps_open() -> None:
     default = Settings(_env_file=None)  # type: ignore[call-arg]
     assert 0 < default.DB_POOL_RECYCLE_SECONDS < FLY_DRAINS_WITHIN
-    cfg = Settings(_env_file=None, DATABASE_URL="postgresql+psycopg://lupus@127.0.0.1:9/lupus",  # type: ignore[call-arg]
-                   DB_POOL_RECYCLE_SECONDS=240)
+    cfg = Settings(
+        _env_file=None,
+        DATABASE_URL="postgresql+psycopg://lupus@127.0.0.1:9/lupus",  # type: ignore[call-arg]
+        DB_POOL_RECYCLE_SECONDS=240,
+    )
     assert cfg.db_pool("worker")["pool_recycle"] == 240  # the worker's engine (worker.runtime)
     web = Web(cfg, None)
     try:

@@ -48,8 +48,14 @@ class Deployment:
     db_url: str
 
     def doctor(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-c", "exec lupus doctor " + " ".join(args)], cwd=ROOT,
-                              env=env(**self.env), capture_output=True, text=True, timeout=180)
+        return subprocess.run(
+            ["bash", "-c", "exec lupus doctor " + " ".join(args)],
+            cwd=ROOT,
+            env=env(**self.env),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
 
     def heartbeats(self, age: float = 0.0, roles: tuple[str, ...] = ("worker", "beat"), n: int = 1) -> None:
         db = make_engine(self.db_url)
@@ -72,8 +78,14 @@ class Deployment:
 
     def setup(self) -> None:
         """The runbook's step: each channel's platform told where the app is."""
-        done = subprocess.run(["bash", "-c", "exec lupus setup"], cwd=ROOT, env=env(**self.env),
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            ["bash", "-c", "exec lupus setup"],
+            cwd=ROOT,
+            env=env(**self.env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -89,10 +101,17 @@ def deployment() -> Iterator[Deployment]:
         telegram, twilio = FakeTelegram(TOKEN), FakeTwilio(numbers=(NUMBER,))
         telegram_url = stack.enter_context(ServerThread(telegram.app))
         twilio_url = stack.enter_context(ServerThread(twilio.app))
-        values = {"DATABASE_URL": db_url, "REDIS_URL": broker, "TELEGRAM_BOT_TOKEN": TOKEN,
-                  "TELEGRAM_WEBHOOK_SECRET": "doctor-secret", "TELEGRAM_API_URL": telegram_url,
-                  "TWILIO_ACCOUNT_SID": twilio.account_sid, "TWILIO_AUTH_TOKEN": twilio.auth_token,
-                  "TWILIO_FROM_NUMBER": NUMBER, "TWILIO_API_URL": twilio_url}
+        values = {
+            "DATABASE_URL": db_url,
+            "REDIS_URL": broker,
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "TELEGRAM_WEBHOOK_SECRET": "doctor-secret",
+            "TELEGRAM_API_URL": telegram_url,
+            "TWILIO_ACCOUNT_SID": twilio.account_sid,
+            "TWILIO_AUTH_TOKEN": twilio.auth_token,
+            "TWILIO_FROM_NUMBER": NUMBER,
+            "TWILIO_API_URL": twilio_url,
+        }
         web = ServerThread(create_app(Settings(_env_file=None, **values)))  # type: ignore[arg-type,call-arg]
         public = stack.enter_context(web)
         yield Deployment({**values, "PUBLIC_URL": public}, public, telegram, twilio, db_url)
@@ -103,8 +122,9 @@ def test_doctor_says_a_deployment_set_up_as_the_runbook_says_is_well(deployment:
     # The runbook's step: each channel's platform told where the app is (the webhook registered, the
     # number's incoming texts pointed at it), by one command that names no channel.
     d.twilio.configure_number(NUMBER, sms_url="https://demo.twilio.com/welcome/sms/reply", sms_method="GET")
-    setup = subprocess.run(["bash", "-c", "exec lupus setup"], cwd=ROOT, env=env(**d.env),
-                           capture_output=True, text=True, timeout=120)
+    setup = subprocess.run(
+        ["bash", "-c", "exec lupus setup"], cwd=ROOT, env=env(**d.env), capture_output=True, text=True, timeout=120
+    )
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert f"ok   twilio sms url: incoming texts to {NUMBER} now go to POST {d.public}/sms/twilio" in setup.stdout
     assert f"now posts updates to {d.public}/telegram/webhook" in setup.stdout
@@ -115,28 +135,39 @@ def test_doctor_says_a_deployment_set_up_as_the_runbook_says_is_well(deployment:
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[-1] == "all good" and not [line for line in lines if line.startswith("FAIL")], done.stdout
-    for says in (f"telegram webhook: Telegram posts updates to {d.public}/telegram/webhook",
-                 f"twilio sms url: incoming texts go to POST {d.public}/sms/twilio",
-                 "database: reachable and migrated", "broker: shared (REDIS_URL) and reachable",
-                 "worker: 1 process(es)", "beat: 1 beat: the one on test:1 schedules;",
-                 f"public address: {d.public} answers"):
+    for says in (
+        f"telegram webhook: Telegram posts updates to {d.public}/telegram/webhook",
+        f"twilio sms url: incoming texts go to POST {d.public}/sms/twilio",
+        "database: reachable and migrated",
+        "broker: shared (REDIS_URL) and reachable",
+        "worker: 1 process(es)",
+        "beat: 1 beat: the one on test:1 schedules;",
+        f"public address: {d.public} answers",
+    ):
         assert any(line.startswith("ok") and says in line for line in lines), (says, done.stdout)
 
 
 def test_doctor_names_a_wrong_webhook_and_what_else_the_runbook_warns_about(deployment: Deployment) -> None:
     d = deployment
     wrong = "https://my-lupus.herokuapp.com/telegram/webhook"  # the old runbook's example: another app
-    d.telegram.webhook = {"url": wrong, "pending_update_count": 321,
-                          "last_error_date": int((datetime.now(UTC) - timedelta(minutes=5)).timestamp()),
-                          "last_error_message": "Wrong response from the webhook: 403 Forbidden"}
-    d.twilio.configure_number(NUMBER, sms_url=d.public + "/sms/twilio",
-                              status_callback=d.public + "/sms/twilio/status")  # the old runbook's step
+    d.telegram.webhook = {
+        "url": wrong,
+        "pending_update_count": 321,
+        "last_error_date": int((datetime.now(UTC) - timedelta(minutes=5)).timestamp()),
+        "last_error_message": "Wrong response from the webhook: 403 Forbidden",
+    }
+    d.twilio.configure_number(
+        NUMBER, sms_url=d.public + "/sms/twilio", status_callback=d.public + "/sms/twilio/status"
+    )  # the old runbook's step
     d.heartbeats(age=3600)  # the worker and beat stopped an hour ago
 
     done = d.doctor()
     assert done.returncode == 1, done.stdout + done.stderr
-    failed = {line.split(":")[0].removeprefix("FAIL").strip(): line for line in done.stdout.splitlines()
-              if line.startswith("FAIL")}
+    failed = {
+        line.split(":")[0].removeprefix("FAIL").strip(): line
+        for line in done.stdout.splitlines()
+        if line.startswith("FAIL")
+    }
     assert wrong in failed["telegram webhook"] and f"{d.public}/telegram/webhook" in failed["telegram webhook"]
     assert "lupus setup" in failed["telegram webhook"]
     assert "321 update(s)" in failed["telegram pending"]
@@ -151,18 +182,31 @@ def test_doctor_setup_is_what_a_postdeploy_step_can_check(deployment: Deployment
     nobody set is refused, naming the command that prints the real one."""
     assert deployment.doctor("--setup").returncode == 0
     unset = {**deployment.env, "PUBLIC_URL": ""}
-    done = subprocess.run(["bash", "-c", "exec lupus doctor --setup"], cwd=ROOT, env=env(**unset),
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        ["bash", "-c", "exec lupus doctor --setup"],
+        cwd=ROOT,
+        env=env(**unset),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 1, done.stdout
     assert "PUBLIC_URL is http://localhost:8000" in done.stdout and "heroku apps:info -s" in done.stdout
     dyno = {**unset, "HEROKU_APP_DEFAULT_DOMAIN_NAME": "my-lupus-1234567890ab.herokuapp.com"}
-    done = subprocess.run(["bash", "-c", "exec lupus doctor --setup"], cwd=ROOT, env=env(**dyno),
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        ["bash", "-c", "exec lupus doctor --setup"],
+        cwd=ROOT,
+        env=env(**dyno),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0 and "https://my-lupus-1234567890ab.herokuapp.com" in done.stdout, done.stdout
 
 
-def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(deployment: Deployment,
-                                                                            tmp_path: Path) -> None:
+def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(
+    deployment: Deployment, tmp_path: Path
+) -> None:
     """Every deploy restarts beat: the one stopped cleanly takes its heartbeat with it, so doctor
     counts the one running. A second beat (one schedules, the other stands by) is not a fault."""
     d = deployment
@@ -188,8 +232,9 @@ def test_doctor_passes_after_a_clean_beat_restart_and_takes_a_standby_beat(deplo
         d.heartbeats(roles=("beat",), n=2)  # a standby beat
         done = d.doctor()
         assert done.returncode == 0, done.stdout + done.stderr
-        assert f"ok   beat: 2 beats: the one on {leader} schedules, one stands by; last heartbeat" in done.stdout, \
+        assert f"ok   beat: 2 beats: the one on {leader} schedules, one stands by; last heartbeat" in done.stdout, (
             done.stdout
+        )
     finally:
         stop(again, tmp_path / "beat.2.log")
 
@@ -201,8 +246,14 @@ def test_postdeploy_does_not_fail_a_new_app_and_says_what_to_do_next(deployment:
     d = deployment
 
     def run(*args: str, **given: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-c", "exec lupus setup " + " ".join(args)], cwd=ROOT,
-                              env=env(**{**d.env, **given}), capture_output=True, text=True, timeout=180)
+        return subprocess.run(
+            ["bash", "-c", "exec lupus setup " + " ".join(args)],
+            cwd=ROOT,
+            env=env(**{**d.env, **given}),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
 
     new = run("--postdeploy", PUBLIC_URL="")
     assert new.returncode == 0, new.stdout + new.stderr

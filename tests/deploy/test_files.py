@@ -97,8 +97,11 @@ def test_the_readme_has_a_deploy_to_heroku_button_for_the_repository_app_json_na
 
 
 def test_the_build_context_leaves_out_what_the_image_does_not_need() -> None:
-    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
     assert {".venv", "var", ".git", ".env"} <= ignored
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     for needed in ("engine", "service", "worker", "pyproject.toml", "requirements.txt", "requirements.lock"):

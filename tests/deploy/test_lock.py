@@ -55,8 +55,9 @@ def test_the_lock_pins_every_declared_dependency_within_its_specifier() -> None:
             continue
         name = canonicalize_name(req.name)
         assert name in pinned, f"{req} ({extra or 'runtime'}) is not in requirements.lock: python3 dev.py lock"
-        assert req.specifier.contains(pinned[name], prereleases=True), \
+        assert req.specifier.contains(pinned[name], prereleases=True), (
             f"requirements.lock pins {name}=={pinned[name]}, pyproject.toml asks {req}: python3 dev.py lock"
+        )
 
 
 def test_the_lock_is_closed_and_is_what_is_installed() -> None:
@@ -75,8 +76,9 @@ def test_the_lock_is_closed_and_is_what_is_installed() -> None:
         seen.add(key)
         assert name in pinned, f"{name} (needed by the project) is not pinned in requirements.lock"
         installed = Version(metadata.version(name))
-        assert installed == pinned[name], \
+        assert installed == pinned[name], (
             f"{name} {installed} is installed, requirements.lock pins {pinned[name]}: python3 dev.py test reinstalls"
+        )
         for dep in metadata.requires(name) or ():
             child = Requirement(dep)
             if child.marker is None or any(child.marker.evaluate(environment(e)) for e in (req.extras or {""})):
@@ -84,8 +86,11 @@ def test_the_lock_is_closed_and_is_what_is_installed() -> None:
 
 
 def test_heroku_and_the_image_install_the_project_through_the_lock() -> None:
-    lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
-             if line.strip() and not line.startswith("#")]
+    lines = [
+        line.strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert lines == ["-c requirements.lock", "."]
     assert "pip install -r requirements.txt" in (ROOT / "deploy" / "Dockerfile").read_text()
     assert '"-c", str(LOCK)' in (ROOT / "dev.py").read_text()

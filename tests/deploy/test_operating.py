@@ -44,14 +44,19 @@ PLAYERS = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
 # -- fail fast -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["web", "worker", "beat"])
 @pytest.mark.parametrize("missing", ["REDIS_URL", "DATABASE_URL"])
-def test_a_deployment_without_its_broker_or_database_refuses_to_start(name: str, missing: str,
-                                                                      tmp_path: Path) -> None:
-    given = {"TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_WEBHOOK_SECRET": SECRET, "PORT": str(free_port()),
-             "DATABASE_URL": "postgres://lupus@127.0.0.1:9/nowhere", "REDIS_URL": "redis://127.0.0.1:9/0"}
+def test_a_deployment_without_its_broker_or_database_refuses_to_start(name: str, missing: str, tmp_path: Path) -> None:
+    given = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "PORT": str(free_port()),
+        "DATABASE_URL": "postgres://lupus@127.0.0.1:9/nowhere",
+        "REDIS_URL": "redis://127.0.0.1:9/0",
+    }
     del given[missing]  # unset: SQLite and the embedded broker, each process its own
     command = procfile()[name].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))
-    done = subprocess.run(["bash", "-c", "exec " + command], cwd=tmp_path, env=env(**given), capture_output=True,
-                          text=True, timeout=180)
+    done = subprocess.run(
+        ["bash", "-c", "exec " + command], cwd=tmp_path, env=env(**given), capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith(f"lupus {name}: ")]
     assert len(lines) == 1 and missing in lines[0], done.stderr
@@ -80,16 +85,18 @@ class Stack:
         return stop(proc, log)
 
     def logs(self) -> str:
-        return "\n".join(f"--- {n} ---\n{log.read_text(errors='replace')[-2500:]}"
-                         for n, (_, log) in self.procs.items())
+        return "\n".join(
+            f"--- {n} ---\n{log.read_text(errors='replace')[-2500:]}" for n, (_, log) in self.procs.items()
+        )
 
     def health(self) -> httpx.Response:
         return httpx.get(self.url + "/healthz", timeout=30)
 
     def say(self, player: str, text: str) -> None:
         user = telegram_user(1001 + PLAYERS.index(player), player.title(), language_code="en")
-        answer = httpx.post(self.url + "/telegram/webhook", json=text_update(user, text),
-                            headers=telegram_headers(SECRET), timeout=60)
+        answer = httpx.post(
+            self.url + "/telegram/webhook", json=text_update(user, text), headers=telegram_headers(SECRET), timeout=60
+        )
         assert answer.status_code == 200, answer.text
 
     def game(self) -> Game:
@@ -126,13 +133,23 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         fake = FakeTelegram(TOKEN, enforce_limits=False)
         telegram_url = cleanup.enter_context(ServerThread(fake.app))
         port = free_port()
-        settings = {"DATABASE_URL": db_url, "REDIS_URL": broker, "PORT": str(port),
-                    "PUBLIC_URL": f"http://127.0.0.1:{port}", "TELEGRAM_BOT_TOKEN": TOKEN,
-                    "TELEGRAM_WEBHOOK_SECRET": SECRET, "TELEGRAM_API_URL": telegram_url,
-                    "WEB_CONCURRENCY": "2",  # two uvicorn processes: /metrics must sum them
-                    "METRICS_DIR": str(tmp / "metrics"), "HEARTBEAT_SECONDS": str(HEARTBEAT),
-                    "HEARTBEAT_STALE_SECONDS": str(STALE), "SWEEP_SECONDS": "0.5",
-                    "OUTBOX_SWEEP_SECONDS": "1", "REMINDER_SWEEP_SECONDS": "5", "CLOSE_RETRY_SECONDS": "5"}
+        settings = {
+            "DATABASE_URL": db_url,
+            "REDIS_URL": broker,
+            "PORT": str(port),
+            "PUBLIC_URL": f"http://127.0.0.1:{port}",
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "TELEGRAM_WEBHOOK_SECRET": SECRET,
+            "TELEGRAM_API_URL": telegram_url,
+            "WEB_CONCURRENCY": "2",  # two uvicorn processes: /metrics must sum them
+            "METRICS_DIR": str(tmp / "metrics"),
+            "HEARTBEAT_SECONDS": str(HEARTBEAT),
+            "HEARTBEAT_STALE_SECONDS": str(STALE),
+            "SWEEP_SECONDS": "0.5",
+            "OUTBOX_SWEEP_SECONDS": "1",
+            "REMINDER_SWEEP_SECONDS": "5",
+            "CLOSE_RETRY_SECONDS": "5",
+        }
         s = Stack(tmp, settings, f"http://127.0.0.1:{port}", db_url, fake)
         cleanup.callback(lambda: [s.stop(name) for name in list(s.procs)])
         s.run("web")
@@ -162,16 +179,22 @@ def test_healthz_tells_a_silent_worker_and_beat_and_sees_them_come_and_go(stack:
 
     stack.run("worker")
     stack.run("beat")
-    ok = until(lambda: (r := stack.health()).status_code == 200 and r, 180,
-               lambda: f"never healthy: {stack.health().text}\n{stack.logs()}")
+    ok = until(
+        lambda: (r := stack.health()).status_code == 200 and r,
+        180,
+        lambda: f"never healthy: {stack.health().text}\n{stack.logs()}",
+    )
     body = ok.json()
     assert body["worker"]["status"] == body["beat"]["status"] == "ok" and body["problems"] == []
     assert body["worker"]["seconds_ago"] < STALE and body["phases_overdue"] == 0
 
     assert stack.stop("beat") == 0
     stopped = time.monotonic()
-    silent = until(lambda: (r := stack.health()).status_code == 503 and r, SILENT_WITHIN + 30,
-                   lambda: f"beat still taken for alive: {stack.health().text}")
+    silent = until(
+        lambda: (r := stack.health()).status_code == 503 and r,
+        SILENT_WITHIN + 30,
+        lambda: f"beat still taken for alive: {stack.health().text}",
+    )
     took = time.monotonic() - stopped
     assert took <= SILENT_WITHIN, f"beat reported silent only after {took:.1f} s"
     body = silent.json()
@@ -213,8 +236,11 @@ def test_metrics_after_a_played_game_count_its_texts_moves_and_closes(stack: Sta
     assert game.status == "running" and game.state is not None, stack.logs()
     # Every night role acts (the engine says who may do what), then the host ends the night now.
     state = engine.from_json(game.state)
-    moves = [(name, acts[0].text()) for name in PLAYERS
-             if (acts := [a for a in engine.legal_actions(state, name) if a.target is not None])]
+    moves = [
+        (name, acts[0].text())
+        for name in PLAYERS
+        if (acts := [a for a in engine.legal_actions(state, name) if a.target is not None])
+    ]
     assert moves
     for name, move in moves:
         stack.say(name, move)
@@ -223,21 +249,32 @@ def test_metrics_after_a_played_game_count_its_texts_moves_and_closes(stack: Sta
     phase = game.phase_no
     until(lambda: stack.game().phase_no > phase, 120, lambda: f"the night never closed\n{stack.logs()}")
     # The day's announcements reach the players through the worker's senders.
-    until(lambda: total(scrape(stack), "lupus_texts_sent_total", channel="telegram")
-          >= total(before, "lupus_texts_sent_total", channel="telegram") + len(PLAYERS), 120,
-          lambda: f"texts never counted: {len(stack.telegram.sent())} sent\n{stack.logs()}")
+    until(
+        lambda: (
+            total(scrape(stack), "lupus_texts_sent_total", channel="telegram")
+            >= total(before, "lupus_texts_sent_total", channel="telegram") + len(PLAYERS)
+        ),
+        120,
+        lambda: f"texts never counted: {len(stack.telegram.sent())} sent\n{stack.logs()}",
+    )
 
     after = scrape(stack)
     applied = total(after, "lupus_actions_applied_total") - total(before, "lupus_actions_applied_total")
     refused = total(after, "lupus_refusals_total") - total(before, "lupus_refusals_total")
     assert applied >= 1 and applied + refused == len(moves), (applied, refused, moves)
-    assert total(after, "lupus_phases_closed_total", rules="tabula") - \
-        total(before, "lupus_phases_closed_total", rules="tabula") >= 1
+    assert (
+        total(after, "lupus_phases_closed_total", rules="tabula")
+        - total(before, "lupus_phases_closed_total", rules="tabula")
+        >= 1
+    )
     lateness = "lupus_phase_close_lateness_seconds_count"
     assert total(after, lateness) > total(before, lateness)
     # Counted by two web processes, summed in one answer: every update once.
-    assert total(after, "lupus_updates_received_total", channel="telegram", status="200") - \
-        total(before, "lupus_updates_received_total", channel="telegram", status="200") == updates
+    assert (
+        total(after, "lupus_updates_received_total", channel="telegram", status="200")
+        - total(before, "lupus_updates_received_total", channel="telegram", status="200")
+        == updates
+    )
     sent_by_stand_in = len(stack.telegram.sent())
     assert total(after, "lupus_texts_sent_total", channel="telegram") <= sent_by_stand_in
     # The deployment's gauges, read from the database.

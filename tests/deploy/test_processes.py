@@ -31,18 +31,32 @@ BIN = str(Path(sys.executable).parent)
 
 def env(**extra: str) -> dict[str, str]:
     """A platform-like environment: the project's tools on PATH, nothing of ours inherited."""
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("DATABASE_URL", "REDIS_URL", "TELEGRAM_", "TWILIO_", "PUBLIC_URL", "PORT"))}
-    return {**base, "PATH": BIN + os.pathsep + base.get("PATH", ""), "PYTHONPATH": str(ROOT),
-            "PYTHONUNBUFFERED": "1", **extra}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_URL", "REDIS_URL", "TELEGRAM_", "TWILIO_", "PUBLIC_URL", "PORT"))
+    }
+    return {
+        **base,
+        "PATH": BIN + os.pathsep + base.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
 
 
 def start(command: str, cwd: Path, log: Path, **extra: str) -> subprocess.Popen[bytes]:
     """The line in a shell, as Heroku runs it; `exec` so that the signal reaches the process itself
     (on a dyno every process gets SIGTERM; here only the one we started does)."""
     out = log.open("wb")
-    return subprocess.Popen(["bash", "-c", "exec " + command], cwd=cwd, env=env(**extra), stdout=out,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        ["bash", "-c", "exec " + command],
+        cwd=cwd,
+        env=env(**extra),
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def wait_for(log: Path, proc: subprocess.Popen[bytes], needle: str, seconds: float = 60) -> None:
@@ -105,8 +119,14 @@ def empty_pg() -> Iterator[str]:
 def test_release_migrates_an_empty_postgres_database(empty_pg: str, tmp_path: Path) -> None:
     # As Heroku and Fly give it: postgres://, which the settings rewrite for SQLAlchemy.
     url = f"postgres://postgres@127.0.0.1:5432/{empty_pg}"
-    done = subprocess.run(["bash", "-c", procfile()["release"]], cwd=ROOT, env=env(DATABASE_URL=url),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["bash", "-c", procfile()["release"]],
+        cwd=ROOT,
+        env=env(DATABASE_URL=url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     db = make_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{empty_pg}")
     try:
@@ -116,8 +136,9 @@ def test_release_migrates_an_empty_postgres_database(empty_pg: str, tmp_path: Pa
     finally:
         db.dispose()
     assert {"games", "seats", "identities", "outbox", "inbound", "game_events"} <= tables
-    heads = subprocess.run(["bash", "-c", "alembic heads"], cwd=ROOT, env=env(DATABASE_URL=url),
-                           capture_output=True, text=True, timeout=60)
+    heads = subprocess.run(
+        ["bash", "-c", "alembic heads"], cwd=ROOT, env=env(DATABASE_URL=url), capture_output=True, text=True, timeout=60
+    )
     assert version in heads.stdout
 
 
@@ -149,8 +170,9 @@ def test_web_serves_healthz_on_port(sqlite_url: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name, ready", [("worker", "ready."), ("beat", "Sending due task sweep-deadlines")])
-def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready: str, sqlite_url: str,
-                                                               tmp_path: Path) -> None:
+def test_worker_and_beat_start_and_stop_on_the_embedded_broker(
+    name: str, ready: str, sqlite_url: str, tmp_path: Path
+) -> None:
     # Run where a fresh machine would keep var/ (the embedded broker's file); beat's schedule file
     # moves into the test's folder so that parallel runs do not share /tmp/celerybeat-schedule.
     command = procfile()[name].replace("/tmp/celerybeat-schedule", str(tmp_path / "beat-schedule"))
@@ -171,5 +193,6 @@ def test_worker_and_beat_start_and_stop_on_the_embedded_broker(name: str, ready:
     if name == "worker":  # WORKER_CONCURRENCY, read by the app: the Procfile's line names no number
         assert "concurrency: 1 (prefork)" in log.read_text(errors="replace"), log.read_text(errors="replace")[:3000]
     # Celery's own log lines come out structured too (its banner and warnings are printed, not logged).
-    assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines()
-               if line.startswith("{")), log.read_text(errors="replace")[-3000:]
+    assert any(ready in json.loads(line)["event"] for line in log.read_text().splitlines() if line.startswith("{")), (
+        log.read_text(errors="replace")[-3000:]
+    )

@@ -34,14 +34,51 @@ def rediss(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not (shutil.which("redis-server") and shutil.which("openssl")):
         pytest.skip("redis-server and openssl are needed")
     folder = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                    "/CN=heroku-like", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=heroku-like",
+            "-keyout",
+            str(folder / "key.pem"),
+            "-out",
+            str(folder / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     port = free_port()
-    server = subprocess.Popen(["redis-server", "--port", "0", "--bind", "127.0.0.1", "--tls-port", str(port),
-                               "--tls-cert-file", str(folder / "cert.pem"), "--tls-key-file", str(folder / "key.pem"),
-                               "--tls-auth-clients", "no", "--save", "", "--appendonly", "no"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--tls-port",
+            str(port),
+            "--tls-cert-file",
+            str(folder / "cert.pem"),
+            "--tls-key-file",
+            str(folder / "key.pem"),
+            "--tls-auth-clients",
+            "no",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     url = f"rediss://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url, ssl_cert_reqs=None, socket_timeout=5)
     try:
@@ -90,8 +127,9 @@ def test_the_worker_and_beat_use_the_broker_over_tls(rediss: str, tmp_path: Path
     assert not (tmp_path / "var" / "celery.db").exists()  # Redis it was, not the embedded broker
 
 
-def test_limiter_marks_health_and_cli_reach_redis_over_tls(rediss: str, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_limiter_marks_health_and_cli_reach_redis_over_tls(
+    rediss: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = rediss.replace("/0", "/2")
     monkeypatch.setenv("REDIS_URL", url)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
@@ -106,8 +144,11 @@ def test_limiter_marks_health_and_cli_reach_redis_over_tls(rediss: str, tmp_path
         runtime.shutdown()
         get_settings.cache_clear()
 
-    settings = Settings(_env_file=None, DATABASE_URL=f"sqlite:///{tmp_path / 'web.db'}",  # type: ignore[call-arg]
-                        REDIS_URL=url)
+    settings = Settings(
+        _env_file=None,
+        DATABASE_URL=f"sqlite:///{tmp_path / 'web.db'}",  # type: ignore[call-arg]
+        REDIS_URL=url,
+    )
     with ServerThread(create_app(settings)) as web, httpx.Client(timeout=30) as http:
         health = http.get(web + "/healthz")
     # The broker answers over TLS (the 503 is for the liveness this unmigrated database cannot tell).

@@ -34,8 +34,14 @@ NOWHERE = "redis://127.0.0.1:9/0"  # nothing listens on port 9
 def start(name: str, tmp: Path, **given: str) -> subprocess.CompletedProcess[str]:
     """The Procfile's line, from a fresh folder, as a platform starts it; it must end by itself."""
     command = procfile()[name].replace("/tmp/celerybeat-schedule", str(tmp / "beat-schedule"))
-    return subprocess.run(["bash", "-c", "exec " + command], cwd=tmp, env=env(START_WAIT_SECONDS="0", **given),
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        ["bash", "-c", "exec " + command],
+        cwd=tmp,
+        env=env(START_WAIT_SECONDS="0", **given),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def refused(done: subprocess.CompletedProcess[str], name: str) -> str:
@@ -66,12 +72,19 @@ PUBLIC = {"PUBLIC_URL": "https://lupus.example.org"}
 
 
 @pytest.mark.parametrize("name", ["web", "worker", "beat"])
-@pytest.mark.parametrize("database, says", [
-    ("postgres://postgres@127.0.0.1:5432/lupus_no_such_database", 'database "lupus_no_such_database" does not exist'),
-    ("postgres://postgres@127.0.0.1:9/lupus", 'port 9 failed: Connection refused'),
-])
-def test_a_database_that_does_not_answer_is_refused_with_its_reason(name: str, database: str, says: str,
-                                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "database, says",
+    [
+        (
+            "postgres://postgres@127.0.0.1:5432/lupus_no_such_database",
+            'database "lupus_no_such_database" does not exist',
+        ),
+        ("postgres://postgres@127.0.0.1:9/lupus", "port 9 failed: Connection refused"),
+    ],
+)
+def test_a_database_that_does_not_answer_is_refused_with_its_reason(
+    name: str, database: str, says: str, tmp_path: Path
+) -> None:
     done = start(name, tmp_path, DATABASE_URL=database, REDIS_URL=NOWHERE, **TELEGRAM, **PUBLIC)
     line = refused(done, name)
     assert line.startswith(f"lupus {name}: the database does not answer (DATABASE_URL): "), line
@@ -83,19 +96,31 @@ def test_a_database_that_does_not_answer_is_refused_with_its_reason(name: str, d
 def test_a_broker_that_does_not_answer_is_refused_with_its_reason(name: str, pg: str, tmp_path: Path) -> None:
     done = start(name, tmp_path, DATABASE_URL=pg, REDIS_URL=NOWHERE, **TELEGRAM, **PUBLIC)
     line = refused(done, name)
-    assert line == (f"lupus {name}: the broker does not answer (REDIS_URL): Error 111 connecting to 127.0.0.1:9. "
-                    "Connection refused."), line
+    assert line == (
+        f"lupus {name}: the broker does not answer (REDIS_URL): Error 111 connecting to 127.0.0.1:9. "
+        "Connection refused."
+    ), line
 
 
-@pytest.mark.parametrize("name, given, says", [
-    ("web", {"TELEGRAM_BOT_TOKEN": TOKEN},
-     "telegram is half set up: TELEGRAM_BOT_TOKEN is set but TELEGRAM_WEBHOOK_SECRET is not"),
-    ("worker", {"TWILIO_ACCOUNT_SID": "AC" + "0" * 32, "TWILIO_AUTH_TOKEN": "x"},
-     "sms is half set up: TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set but "
-     "TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID is not"),
-])
-def test_a_channel_half_set_up_is_refused(name: str, given: dict[str, str], says: str, pg: str, broker: str,
-                                          tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name, given, says",
+    [
+        (
+            "web",
+            {"TELEGRAM_BOT_TOKEN": TOKEN},
+            "telegram is half set up: TELEGRAM_BOT_TOKEN is set but TELEGRAM_WEBHOOK_SECRET is not",
+        ),
+        (
+            "worker",
+            {"TWILIO_ACCOUNT_SID": "AC" + "0" * 32, "TWILIO_AUTH_TOKEN": "x"},
+            "sms is half set up: TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set but "
+            "TWILIO_FROM_NUMBER or TWILIO_MESSAGING_SERVICE_SID is not",
+        ),
+    ],
+)
+def test_a_channel_half_set_up_is_refused(
+    name: str, given: dict[str, str], says: str, pg: str, broker: str, tmp_path: Path
+) -> None:
     line = refused(start(name, tmp_path, DATABASE_URL=pg, REDIS_URL=broker, **given, **PUBLIC), name)
     assert line.startswith(f"lupus {name}: {says}; it needs all of them"), line
 
@@ -103,8 +128,9 @@ def test_a_channel_half_set_up_is_refused(name: str, given: dict[str, str], says
 @pytest.mark.parametrize("name", ["web", "worker"])
 def test_a_channel_without_public_url_is_refused(name: str, pg: str, broker: str, tmp_path: Path) -> None:
     line = refused(start(name, tmp_path, DATABASE_URL=pg, REDIS_URL=broker, **TELEGRAM), name)
-    assert line.startswith(f"lupus {name}: PUBLIC_URL is not set (nor HEROKU_APP_DEFAULT_DOMAIN_NAME, nor "
-                           "FLY_APP_NAME), but telegram is: "), line
+    assert line.startswith(
+        f"lupus {name}: PUBLIC_URL is not set (nor HEROKU_APP_DEFAULT_DOMAIN_NAME, nor FLY_APP_NAME), but telegram is: "
+    ), line
 
 
 @contextlib.contextmanager
@@ -138,15 +164,19 @@ def telegram_in_use(pg: str, *, web: bool = False, players: int = 0) -> Iterator
 def test_a_worker_without_the_channel_a_live_web_carries_is_refused(pg: str, broker: str, tmp_path: Path) -> None:
     with telegram_in_use(pg, web=True):
         line = refused(start("worker", tmp_path, DATABASE_URL=pg, REDIS_URL=broker), "worker")
-    assert line == ("lupus worker: telegram is in use (web lupus-web-1:7 carries it) but TELEGRAM_BOT_TOKEN "
-                    "and TELEGRAM_WEBHOOK_SECRET are not set here: this worker would leave its players' texts unsent")
+    assert line == (
+        "lupus worker: telegram is in use (web lupus-web-1:7 carries it) but TELEGRAM_BOT_TOKEN "
+        "and TELEGRAM_WEBHOOK_SECRET are not set here: this worker would leave its players' texts unsent"
+    )
 
 
 def test_a_web_without_the_channel_its_players_are_on_is_refused(pg: str, broker: str, tmp_path: Path) -> None:
     with telegram_in_use(pg, players=3):
         line = refused(start("web", tmp_path, DATABASE_URL=pg, REDIS_URL=broker), "web")
-    assert line == ("lupus web: telegram is in use (3 player(s) on it in games not over) but TELEGRAM_BOT_TOKEN and "
-                    "TELEGRAM_WEBHOOK_SECRET are not set here: this web would answer its players' messages 404")
+    assert line == (
+        "lupus web: telegram is in use (3 player(s) on it in games not over) but TELEGRAM_BOT_TOKEN and "
+        "TELEGRAM_WEBHOOK_SECRET are not set here: this web would answer its players' messages 404"
+    )
 
 
 def test_a_web_gone_quiet_or_a_game_over_is_not_in_use(pg: str) -> None:

@@ -70,38 +70,48 @@ def ingest() -> Iterator[tuple[Ingest, str]]:
 
 
 def run(code: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(**extra), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env(**extra), capture_output=True, text=True, timeout=120
+    )
 
 
 def test_a_worker_error_reaches_sentry_tagged_with_its_process(ingest: tuple[Ingest, str]) -> None:
     sentry, dsn = ingest
-    done = run("import logging, sentry_sdk\n"
-               "from service.settings import get_settings\n"
-               "from service.ops.reporting import init_sentry\n"
-               "assert init_sentry(get_settings(), 'worker')\n"
-               "logging.getLogger('lupus.worker').error('task.failed: lupus.close_phase boom')\n"
-               "sentry_sdk.flush(10)\n", SENTRY_DSN=dsn)
+    done = run(
+        "import logging, sentry_sdk\n"
+        "from service.settings import get_settings\n"
+        "from service.ops.reporting import init_sentry\n"
+        "assert init_sentry(get_settings(), 'worker')\n"
+        "logging.getLogger('lupus.worker').error('task.failed: lupus.close_phase boom')\n"
+        "sentry_sdk.flush(10)\n",
+        SENTRY_DSN=dsn,
+    )
     assert done.returncode == 0, done.stderr
     events = sentry.events()
-    assert any("boom" in json.dumps(e) and e.get("tags", {}).get("process") == "worker" for e in events), \
+    assert any("boom" in json.dumps(e) and e.get("tags", {}).get("process") == "worker" for e in events), (
         sentry.envelopes
+    )
 
 
 def test_a_web_request_that_fails_reaches_sentry_without_its_body(ingest: tuple[Ingest, str]) -> None:
     sentry, dsn = ingest
-    done = run("import sentry_sdk\n"
-               "from fastapi.testclient import TestClient\n"
-               "from service.sandbox import inbound\n"
-               "from service.web import create_app\n"
-               "client = TestClient(create_app(), raise_server_exceptions=False)\n"
-               "update = inbound.text_update(inbound.telegram_user(7, 'Bea'), 'my secret vote')\n"
-               "headers = inbound.telegram_headers('webhook-secret-value')\n"
-               "r = client.post('/telegram/webhook', json=update, headers=headers)\n"
-               "assert r.status_code == 500, r.status_code\n"
-               "sentry_sdk.flush(10)\n",
-               SENTRY_DSN=dsn, TELEGRAM_BOT_TOKEN="1:x", TELEGRAM_WEBHOOK_SECRET="webhook-secret-value",
-               TELEGRAM_API_URL="http://127.0.0.1:9", DATABASE_URL="postgresql://nobody@127.0.0.1:9/none")
+    done = run(
+        "import sentry_sdk\n"
+        "from fastapi.testclient import TestClient\n"
+        "from service.sandbox import inbound\n"
+        "from service.web import create_app\n"
+        "client = TestClient(create_app(), raise_server_exceptions=False)\n"
+        "update = inbound.text_update(inbound.telegram_user(7, 'Bea'), 'my secret vote')\n"
+        "headers = inbound.telegram_headers('webhook-secret-value')\n"
+        "r = client.post('/telegram/webhook', json=update, headers=headers)\n"
+        "assert r.status_code == 500, r.status_code\n"
+        "sentry_sdk.flush(10)\n",
+        SENTRY_DSN=dsn,
+        TELEGRAM_BOT_TOKEN="1:x",
+        TELEGRAM_WEBHOOK_SECRET="webhook-secret-value",
+        TELEGRAM_API_URL="http://127.0.0.1:9",
+        DATABASE_URL="postgresql://nobody@127.0.0.1:9/none",
+    )
     assert done.returncode == 0, done.stderr
     events = sentry.events()
     assert any(e.get("tags", {}).get("process") == "web" for e in events), sentry.envelopes
@@ -111,19 +121,22 @@ def test_a_web_request_that_fails_reaches_sentry_without_its_body(ingest: tuple[
 
 
 def test_without_a_dsn_nothing_starts() -> None:
-    done = run("import sentry_sdk\n"
-               "from service.settings import get_settings\n"
-               "from service.ops.reporting import init_sentry\n"
-               "from service.web import create_app\n"
-               "create_app()\n"
-               "assert not init_sentry(get_settings(), 'worker')\n"
-               "assert not sentry_sdk.get_client().is_active()\n")
+    done = run(
+        "import sentry_sdk\n"
+        "from service.settings import get_settings\n"
+        "from service.ops.reporting import init_sentry\n"
+        "from service.web import create_app\n"
+        "create_app()\n"
+        "assert not init_sentry(get_settings(), 'worker')\n"
+        "assert not sentry_sdk.get_client().is_active()\n"
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_counting_never_fails_the_send_it_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """A text the platform accepted must be settled as sent even if its counter cannot be written
     (a metrics file removed under a running process): the send's result comes back as it was."""
+
     def broken(**_: str) -> None:
         raise FileNotFoundError("counter_123.db")
 
@@ -143,4 +156,4 @@ def test_metrics_ask_for_the_token_when_one_is_set(tmp_path: Path) -> None:
         assert httpx.get(web + "/metrics", headers={"Authorization": "Bearer wrong"}, timeout=30).status_code == 401
         answer = httpx.get(web + "/metrics", headers={"Authorization": "Bearer scrape-me"}, timeout=30)
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
-    assert "lupus_phases_overdue 0.0" in answer.text and "lupus_outbox_depth{status=\"pending\"} 0.0" in answer.text
+    assert "lupus_phases_overdue 0.0" in answer.text and 'lupus_outbox_depth{status="pending"} 0.0' in answer.text

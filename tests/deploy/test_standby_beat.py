@@ -54,8 +54,16 @@ def deployment() -> Iterator[tuple[dict[str, str], redis.Redis]]:
             no_postgres()
         broker = redis_url(14)
         client = stack.enter_context(flushed_redis(broker))
-        yield {"DATABASE_URL": db_url, "REDIS_URL": broker, "SWEEP_SECONDS": "0.5", "HEARTBEAT_SECONDS": "0.5",
-               "STANDBY_BEATS": "1"}, client
+        yield (
+            {
+                "DATABASE_URL": db_url,
+                "REDIS_URL": broker,
+                "SWEEP_SECONDS": "0.5",
+                "HEARTBEAT_SECONDS": "0.5",
+                "STANDBY_BEATS": "1",
+            },
+            client,
+        )
 
 
 def leading(env: dict[str, str]) -> str:
@@ -63,8 +71,9 @@ def leading(env: dict[str, str]) -> str:
     return beat_leader(cast("Settings", SimpleNamespace(REDIS_URL=env["REDIS_URL"])))
 
 
-def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(deployment: tuple[dict[str, str], redis.Redis],
-                                                                  tmp_path: Path) -> None:
+def test_a_standby_beat_schedules_within_10_s_of_the_leader_killed(
+    deployment: tuple[dict[str, str], redis.Redis], tmp_path: Path
+) -> None:
     env, client = deployment
     command = procfile()["beat"]
     beats: list[subprocess.Popen[bytes]] = []

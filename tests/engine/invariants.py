@@ -93,8 +93,9 @@ def check_team_audience(before: Any, after: Any, event: Event) -> None:
         return
     for p in event.to or ():
         assert p in before.alive or p in after.alive, f"{event.key} on {event.channel} reached the Ghost {p}"
-        assert p in after.alive or event.key in BEFORE_THE_PACK, \
+        assert p in after.alive or event.key in BEFORE_THE_PACK, (
             f"{event.key} on {event.channel} reached {p}, who died as it happened"
+        )
 
 
 class Checker:
@@ -136,12 +137,14 @@ class Checker:
             return
         from engine.tabula.character import powers_of
 
-        assert any(pw.as_ghost and pw.verb is action.verb for pw in powers_of(prev, action.actor)), \
+        assert any(pw.as_ghost and pw.verb is action.verb for pw in powers_of(prev, action.actor)), (
             f"dead {action.actor} played {action.text()}"
+        )
 
     def run(self) -> Any:
-        final = play_out(self.config, self.seed, random.Random(self.seed), max_phases=self.max_phases + 1,
-                         on_step=self.step)
+        final = play_out(
+            self.config, self.seed, random.Random(self.seed), max_phases=self.max_phases + 1, on_step=self.step
+        )
         assert final.phase is Phase.OVER, "the game did not end"
         return final
 
@@ -172,7 +175,6 @@ def swap_secrets(state: Any, viewer: str, rnd: random.Random) -> Any:
         if voter in ballots and len(state.suspects) == 2:
             ballots[voter] = next(s for s in state.suspects if s != ballots[voter])
     return state.evolve(roles=roles, knowledge=knowledge, choices=choices, ballots=ballots)
-
 
 
 def _collect(into: list[Any]) -> OnStep:

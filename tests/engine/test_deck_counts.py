@@ -59,7 +59,11 @@ def test_a_theme_whose_cards_disagree_with_its_text_is_refused_not_dealt(monkeyp
     with pytest.raises(InvalidSetup) as e:
         engine.new_game(GameConfig(RuleSet.TABULA, names(12), theme="nights_of_blood"), 1)
     assert e.value.key == "setup.theme_wolves" and e.value.params == {
-        "theme": "nights_of_blood", "count": 3, "players": 12, "have": 2}
+        "theme": "nights_of_blood",
+        "count": 3,
+        "players": 12,
+        "have": 2,
+    }
 
 
 @pytest.mark.parametrize("n", range(8, 31))
@@ -97,8 +101,10 @@ def test_a_hosts_characters_are_completed_with_the_werewolves_the_count_takes() 
     assert engine.complete_deck(["werewolf", "seer"], 8).count("werewolf") == 2  # named ones count among them
     # The Seer belongs to the base deck ("5 Villagers, 2 Werewolves and 1 Seer"): naming other
     # characters adds them to it, it does not take him out.
-    assert engine.complete_deck(["medium", "bodyguard"], 9) == ["werewolf", "werewolf", "seer", "medium",
-                                                                "bodyguard"] + ["villager"] * 4
+    assert (
+        engine.complete_deck(["medium", "bodyguard"], 9)
+        == ["werewolf", "werewolf", "seer", "medium", "bodyguard"] + ["villager"] * 4
+    )
     assert engine.complete_deck(["seer", "medium"], 9).count("seer") == 1
     too_many = engine.complete_deck(["werewolf", "werewolf", "werewolf", "seer"], 15)
     assert too_many.count("werewolf") == 3 and len(too_many) == 15  # kept, for new_game to refuse
@@ -109,7 +115,14 @@ def test_a_hosts_characters_are_completed_with_the_werewolves_the_count_takes() 
 
 def test_the_aura_variant_and_lupusburg_keep_their_fixed_decks() -> None:
     assert engine.dealt_deck(RuleSet.AURA, 7)["deck"] == {
-        "darius": 1, "dr_jekyll": 1, "fortune_teller": 1, "hamlet": 1, "lara": 1, "miss_purple": 1, "werewolf": 1}
+        "darius": 1,
+        "dr_jekyll": 1,
+        "fortune_teller": 1,
+        "hamlet": 1,
+        "lara": 1,
+        "miss_purple": 1,
+        "werewolf": 1,
+    }
     with pytest.raises(InvalidSetup) as e:
         engine.dealt_deck(RuleSet.AURA, 5, deck=["werewolf", "werewolf", "darius", "fortune_teller", "miss_purple"])
     assert e.value.key == "setup.aura_deck"

@@ -25,13 +25,16 @@ def _game(roles: str, *moves: str) -> str:
     return f"rules: tabula\nseed: 3\nplayers: {TWELVE}\nroles: {{{roles}}}\nmoves:\n{lines}\n"
 
 
-BASE = ("ann: werewolf, bob: werewolf, cat: seer, dan: villager, eve: bodyguard, fay: villager, gus: villager, "
-        "hal: villager, ivy: villager, jon: villager, kim: villager, leo: villager")
+BASE = (
+    "ann: werewolf, bob: werewolf, cat: seer, dan: villager, eve: bodyguard, fay: villager, gus: villager, "
+    "hal: villager, ivy: villager, jon: villager, kim: villager, leo: villager"
+)
 
 
 def test_a_changed_choice_is_noted_once_as_the_one_that_counted() -> None:
-    noted = _history(_game(BASE, "ann: kill fay", "bob: kill hal", "ann: kill hal", "cat: see dan",
-                           "cat: see ann", "end"))
+    noted = _history(
+        _game(BASE, "ann: kill fay", "bob: kill hal", "ann: kill hal", "cat: see dan", "cat: see ann", "end")
+    )
     assert noted == [
         {"night": 1, "what": "look", "by": ["cat"], "target": "ann", "as_card": "seer", "were": True},
         {"night": 1, "what": "killed", "by": ["ann", "bob"], "player": "hal", "cause": "werewolves"},
@@ -41,22 +44,43 @@ def test_a_changed_choice_is_noted_once_as_the_one_that_counted() -> None:
 def test_the_bodyguard_saving_the_packs_victim_is_noted_and_nobody_died() -> None:
     moves = ["ann: kill fay", "end", "dan: vote gus", "end", "end", "ann: kill hal", "eve: protect hal", "end"]
     noted = [n for n in _history(_game(BASE, *moves)) if n.get("night") == 2]
-    assert noted == [{"night": 2, "what": "saved", "by": ["ann"], "player": "hal", "cause": "werewolves",
-                      "why": "protected", "savers": ["eve"]}]
+    assert noted == [
+        {
+            "night": 2,
+            "what": "saved",
+            "by": ["ann"],
+            "player": "hal",
+            "cause": "werewolves",
+            "why": "protected",
+            "savers": ["eve"],
+        }
+    ]
 
 
 def test_the_lynching_is_noted_with_its_day() -> None:
     moves = ["ann: kill fay", "end", "dan: vote gus", "end", "end"]
-    assert _history(_game(BASE, *moves))[-1] == {"day": 1, "what": "killed", "by": [], "player": "gus",
-                                                  "cause": "lynched"}
+    assert _history(_game(BASE, *moves))[-1] == {
+        "day": 1,
+        "what": "killed",
+        "by": [],
+        "player": "gus",
+        "cause": "lynched",
+    }
 
 
 def test_dorian_wolfs_portrait_saves_him_and_kills_its_holder() -> None:
     noted = _history((RECORDS / "expansion" / "dorian_wolf_saved_by_his_portrait.yaml").read_text())
     assert [n["what"] for n in noted] == ["portrait", "saved", "killed"]
     assert noted[0] == {"night": 1, "what": "portrait", "by": ["dan"], "target": "eve"}
-    assert noted[1] == {"night": 1, "what": "saved", "by": ["ann"], "player": "dan", "cause": "werewolves",
-                        "why": "portrait", "savers": []}
+    assert noted[1] == {
+        "night": 1,
+        "what": "saved",
+        "by": ["ann"],
+        "player": "dan",
+        "cause": "werewolves",
+        "why": "portrait",
+        "savers": [],
+    }
     assert noted[2] == {"night": 1, "what": "killed", "by": ["dan"], "player": "eve", "cause": "portrait"}
 
 
@@ -94,8 +118,15 @@ def test_the_notebook_is_told_only_once_the_game_is_over() -> None:
 def test_lupusburg_notes_the_werewolfs_claw_and_the_thiefs_look() -> None:
     state, _ = play(four(), "bob: peek cat:left", "ann: kill cat:left", "end")
     assert engine.moderator_view(state)["history"] == [
-        {"night": 1, "what": "look", "by": ["bob"], "target": "cat:left", "as_card": "thief", "card": "townsfolk",
-         "chest": True},
+        {
+            "night": 1,
+            "what": "look",
+            "by": ["bob"],
+            "target": "cat:left",
+            "as_card": "thief",
+            "card": "townsfolk",
+            "chest": True,
+        },
         {"night": 1, "what": "killed", "by": ["ann"], "player": "cat:left", "cause": "werewolf"},
     ]
     assert "history" not in engine.public_view(state)

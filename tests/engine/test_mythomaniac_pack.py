@@ -12,8 +12,24 @@ from engine.types import Event
 from engine.viewing import TabulaPlayerView, TabulaPublicView
 from tests.scenario import Game
 
-SIXTEEN = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "leo", "max", "ned", "oli",
-           "pam"]
+SIXTEEN = [
+    "ann",
+    "bob",
+    "cat",
+    "dan",
+    "eve",
+    "fay",
+    "gus",
+    "hal",
+    "ivy",
+    "jon",
+    "kim",
+    "leo",
+    "max",
+    "ned",
+    "oli",
+    "pam",
+]
 
 
 def table(**cards: str) -> dict[str, str]:

@@ -43,17 +43,23 @@ def test_replay_as_a_player_shows_only_what_he_was_told(tmp_path: Path) -> None:
 
 def test_an_illegal_move_stops_with_status_2_naming_the_move(tmp_path: Path) -> None:
     rec = tmp_path / "bad.yaml"
-    rec.write_text("rules: tabula\nseed: 1\nplayers: [ann, bob, cat, dan, eve, fay, gus, hal]\n"
-                   "roles: {ann: werewolf, bob: werewolf, cat: seer, dan: villager, eve: villager, fay: villager,"
-                   " gus: villager, hal: villager}\nmoves:\n  - ann: kill dan\n  - dan: see ann\n")
+    rec.write_text(
+        "rules: tabula\nseed: 1\nplayers: [ann, bob, cat, dan, eve, fay, gus, hal]\n"
+        "roles: {ann: werewolf, bob: werewolf, cat: seer, dan: villager, eve: villager, fay: villager,"
+        " gus: villager, hal: villager}\nmoves:\n  - ann: kill dan\n  - dan: see ann\n"
+    )
     result = runner.invoke(app, ["replay", str(rec)])
     assert result.exit_code == 2
     assert "move 2" in result.stderr and "dan: see ann" in result.stderr and "no such power" in result.stderr
 
 
 def test_malformed_records_are_refused_clearly(tmp_path: Path) -> None:
-    for text in ("rules: tabula\nplayers: ann\n", "::: not yaml", "rules: chess\nplayers: [a]\n",
-                 "rules: tabula\nseed: 1\nplayers: [a, b]\nmoves: []\n"):
+    for text in (
+        "rules: tabula\nplayers: ann\n",
+        "::: not yaml",
+        "rules: chess\nplayers: [a]\n",
+        "rules: tabula\nseed: 1\nplayers: [a, b]\nmoves: []\n",
+    ):
         rec = tmp_path / "x.yaml"
         rec.write_text(text)
         result = runner.invoke(app, ["replay", str(rec)])

@@ -24,22 +24,77 @@ from engine.viewing import LupusburgPlayerView, LupusburgPublicView, TabulaPlaye
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 
 #: Keys every public view has, in every phase (the rest: only in some phases or rule sets).
-ALWAYS = {"rules", "status", "phase", "phase_no", "day", "night", "players", "alive", "dead", "lynched",
-          "speakers", "winners"}
-ALWAYS_BY_RULES = {RuleSet.TABULA: {"welcome", "revealed", "tokens"},
-                   RuleSet.AURA: {"welcome", "revealed", "tokens", "auras", "aura_pile"},
-                   RuleSet.LUPUSBURG: {"burgomaster", "seals_used", "privilege"}}
-VIEWS: dict[RuleSet, tuple[Any, Any]] = {RuleSet.TABULA: (TabulaPublicView, TabulaPlayerView),
-                                         RuleSet.AURA: (TabulaPublicView, TabulaPlayerView),
-                                         RuleSet.LUPUSBURG: (LupusburgPublicView, LupusburgPlayerView)}
+ALWAYS = {
+    "rules",
+    "status",
+    "phase",
+    "phase_no",
+    "day",
+    "night",
+    "players",
+    "alive",
+    "dead",
+    "lynched",
+    "speakers",
+    "winners",
+}
+ALWAYS_BY_RULES = {
+    RuleSet.TABULA: {"welcome", "revealed", "tokens"},
+    RuleSet.AURA: {"welcome", "revealed", "tokens", "auras", "aura_pile"},
+    RuleSet.LUPUSBURG: {"burgomaster", "seals_used", "privilege"},
+}
+VIEWS: dict[RuleSet, tuple[Any, Any]] = {
+    RuleSet.TABULA: (TabulaPublicView, TabulaPlayerView),
+    RuleSet.AURA: (TabulaPublicView, TabulaPlayerView),
+    RuleSet.LUPUSBURG: (LupusburgPublicView, LupusburgPlayerView),
+}
 
-BASE = ("werewolf", "werewolf", "werewolf", "seer", "medium", "possessed", "bodyguard", "owl_man",
-        "freemason", "freemason", "werehamster", "mythomaniac") + ("villager",) * 12
-EXPANSION = ("werewolf", "werewolf", "seer", "mythomaniac", "hamlet", "dorian_wolf", "baron_samedi",
-             "dr_jekyll", "deadalive", "fortune_teller", "werehamster", "owl_man", "bodyguard", "medium",
-             "lara", "villager")
-WICKED = ("werewolf", "werewolf", "werecow", "darius", "miss_purple", "fortune_teller", "mythomaniac",
-          "hamlet", "seer", "villager", "villager", "villager")
+BASE = (
+    "werewolf",
+    "werewolf",
+    "werewolf",
+    "seer",
+    "medium",
+    "possessed",
+    "bodyguard",
+    "owl_man",
+    "freemason",
+    "freemason",
+    "werehamster",
+    "mythomaniac",
+) + ("villager",) * 12
+EXPANSION = (
+    "werewolf",
+    "werewolf",
+    "seer",
+    "mythomaniac",
+    "hamlet",
+    "dorian_wolf",
+    "baron_samedi",
+    "dr_jekyll",
+    "deadalive",
+    "fortune_teller",
+    "werehamster",
+    "owl_man",
+    "bodyguard",
+    "medium",
+    "lara",
+    "villager",
+)
+WICKED = (
+    "werewolf",
+    "werewolf",
+    "werecow",
+    "darius",
+    "miss_purple",
+    "fortune_teller",
+    "mythomaniac",
+    "hamlet",
+    "seer",
+    "villager",
+    "villager",
+    "villager",
+)
 
 
 def declared(shape: Any) -> set[str]:

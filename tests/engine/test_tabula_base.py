@@ -45,8 +45,10 @@ def test_split_pack_is_broken_by_the_seeded_generator_reproducibly() -> None:
 def test_majority_of_living_wolves_decides() -> None:
     roles = EIGHT.replace("hal=villager", "hal=werewolf").replace("gus=villager", "gus=villager")
     roles = roles.replace("eve=villager", "eve=villager").replace("fay=villager", "fay=villager")
-    g = Game("ann=werewolf bob=werewolf hal=werewolf cat=seer dan=villager eve=villager fay=villager gus=villager "
-             "ida=villager jon=villager kim=villager lou=villager mia=villager ned=villager oli=villager pam=villager")
+    g = Game(
+        "ann=werewolf bob=werewolf hal=werewolf cat=seer dan=villager eve=villager fay=villager gus=villager "
+        "ida=villager jon=villager kim=villager lou=villager mia=villager ned=villager oli=villager pam=villager"
+    )
     g("ann: kill dan", "bob: kill dan", "hal: kill eve", "end")
     assert g.summary["dead"] == ["dan"]
 
@@ -118,8 +120,11 @@ def test_ballot_secret_changeable_only_living_non_suspects() -> None:
     g("cat: vote eve", "cat: vote ann")
     assert "day.ballot_taken" in g.told("cat")
     assert "day.ballot_taken" not in g.told("fay")
-    for bad, key in (("ann: vote eve", "ballot.suspect"), ("dan: vote ann", "ballot.ghost"),
-                     ("fay: vote gus", "ballot.not_suspect")):
+    for bad, key in (
+        ("ann: vote eve", "ballot.suspect"),
+        ("dan: vote ann", "ballot.ghost"),
+        ("fay: vote gus", "ballot.not_suspect"),
+    ):
         with pytest.raises(ReplayError) as e:
             g(bad)
         assert e.value.error.key == key
@@ -178,8 +183,22 @@ def test_dead_players_cannot_act() -> None:
 
 
 def test_game_over_refuses_moves_and_closes() -> None:
-    g = Game(EIGHT)("ann: kill dan", "end", "cat: vote ann", "end", "cat: vote ann", "fay: vote ann", "end",
-                    "bob: kill eve", "end", "cat: vote bob", "end", "cat: vote bob", "gus: vote bob", "end")
+    g = Game(EIGHT)(
+        "ann: kill dan",
+        "end",
+        "cat: vote ann",
+        "end",
+        "cat: vote ann",
+        "fay: vote ann",
+        "end",
+        "bob: kill eve",
+        "end",
+        "cat: vote bob",
+        "end",
+        "cat: vote bob",
+        "gus: vote bob",
+        "end",
+    )
     assert g.summary["status"] == "over"
     with pytest.raises(IllegalAction):
         engine.apply(g.state, Action("cat", Verb.VOTE, "fay"))
@@ -256,14 +275,17 @@ def test_dealing_is_seeded() -> None:
     a, _ = engine.new_game(GameConfig(RuleSet.TABULA, names), 5)
     b, _ = engine.new_game(GameConfig(RuleSet.TABULA, names), 5)
     assert a == b
-    decks = {tuple(engine.new_game(GameConfig(RuleSet.TABULA, names), s)[0].roles.values())  # type: ignore
-             for s in range(10)}
+    decks = {
+        tuple(engine.new_game(GameConfig(RuleSet.TABULA, names), s)[0].roles.values())  # type: ignore
+        for s in range(10)
+    }
     assert len(decks) > 1
 
 
 def test_legal_actions_list_targets_and_actors() -> None:
     s = Game(EIGHT).state
-    assert {a.text() for a in engine.legal_actions(s, "ann")} == {f"kill {p}" for p in
-                                                                 ("cat", "dan", "eve", "fay", "gus", "hal")}
+    assert {a.text() for a in engine.legal_actions(s, "ann")} == {
+        f"kill {p}" for p in ("cat", "dan", "eve", "fay", "gus", "hal")
+    }
     assert set(engine.actors(s)) == {"ann", "bob", "cat"}
     assert engine.legal_actions(s, "nobody") == []

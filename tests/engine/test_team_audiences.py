@@ -22,8 +22,10 @@ from engine.tabula.state import TabulaState
 from tests.engine.invariants import Checker
 
 #: Every card of ``tabula`` but the Werewolves and the Villagers, the Freemasons as their pair.
-SPECIALS = sorted(r.value for r in CHARACTERS
-                  if r not in (Role.WEREWOLF, Role.LARA, Role.VILLAGER, Role.FREEMASON)) + ["freemason"] * 2
+SPECIALS = (
+    sorted(r.value for r in CHARACTERS if r not in (Role.WEREWOLF, Role.LARA, Role.VILLAGER, Role.FREEMASON))
+    + ["freemason"] * 2
+)
 WOLVES = ["werewolf", "werewolf", "lara"]
 THEMES = ("mythomania", "different_factions_different_afterlives")
 
@@ -45,8 +47,11 @@ def steer(state: TabulaState, moves: list[Action], rnd: random.Random) -> list[A
         else:
             out.append(a)
             continue
-        bent = [b for b in engine.legal_actions(state, a.actor)
-                if b.verb is a.verb and b.target is not None and wanted(state, b.target)]
+        bent = [
+            b
+            for b in engine.legal_actions(state, a.actor)
+            if b.verb is a.verb and b.target is not None and wanted(state, b.target)
+        ]
         out.append(rnd.choice(bent) if bent else a)
     return out
 
@@ -86,8 +91,9 @@ def test_no_team_event_reaches_a_dead_player(chunk: int) -> None:
         if seed % 3:
             n = rnd.randint(len(WOLVES) + len(SPECIALS), 30)
             options = {"deadly_owl": rnd.random() < 0.5}
-            config = GameConfig(RuleSet.TABULA, tuple(f"p{i:02d}" for i in range(n)), deck=every_character(n),
-                                options=options)
+            config = GameConfig(
+                RuleSet.TABULA, tuple(f"p{i:02d}" for i in range(n)), deck=every_character(n), options=options
+            )
         else:
             n = rnd.randint(16, 28)
             config = GameConfig(RuleSet.TABULA, tuple(f"p{i:02d}" for i in range(n)), theme=rnd.choice(THEMES))

@@ -17,11 +17,38 @@ import engine
 from engine import Action, GameConfig, IllegalAction, Phase, RuleSet, Verb
 from engine.playout import random_moves
 
-BASE = ("werewolf", "werewolf", "werewolf", "seer", "medium", "possessed", "bodyguard", "owl_man",
-        "freemason", "freemason", "werehamster", "mythomaniac") + ("villager",) * 12
-EXPANSION = ("werewolf", "werewolf", "seer", "mythomaniac", "hamlet", "dorian_wolf", "baron_samedi",
-             "dr_jekyll", "deadalive", "fortune_teller", "werehamster", "owl_man", "bodyguard", "medium",
-             "lara", "villager")  # 16 players take three Werewolves: Lara is the third
+BASE = (
+    "werewolf",
+    "werewolf",
+    "werewolf",
+    "seer",
+    "medium",
+    "possessed",
+    "bodyguard",
+    "owl_man",
+    "freemason",
+    "freemason",
+    "werehamster",
+    "mythomaniac",
+) + ("villager",) * 12
+EXPANSION = (
+    "werewolf",
+    "werewolf",
+    "seer",
+    "mythomaniac",
+    "hamlet",
+    "dorian_wolf",
+    "baron_samedi",
+    "dr_jekyll",
+    "deadalive",
+    "fortune_teller",
+    "werehamster",
+    "owl_man",
+    "bodyguard",
+    "medium",
+    "lara",
+    "villager",
+)  # 16 players take three Werewolves: Lara is the third
 
 
 def config(deck: tuple[str, ...]) -> GameConfig:

@@ -59,8 +59,16 @@ class Mutation:
 
 def scratch_copy(into: Path) -> Path:
     """The working tree as git sees it (tracked and new files, not what .gitignore leaves out)."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           check=True, capture_output=True).stdout.decode().split("\0")
+    files = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     tree = into / "tree"
     for name in filter(None, files):
         source = ROOT / name
@@ -71,16 +79,22 @@ def scratch_copy(into: Path) -> Path:
 
 
 def apply(tree: Path, patch: Path, reverse: bool = False) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "apply", *(["-R"] if reverse else []), str(patch)], cwd=tree,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        ["git", "apply", *(["-R"] if reverse else []), str(patch)], cwd=tree, capture_output=True, text=True
+    )
 
 
 def pytest(tree: Path, tests: list[str]) -> tuple[int, str]:
     """The tests, run in the scratch tree on its own code (not the checkout the interpreter's
     editable install points at)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *tests],
-                         cwd=tree, env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *tests],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return run.returncode, run.stdout + run.stderr
 
 
@@ -149,9 +163,11 @@ def lane(mutations: list[Mutation], tmp: Path) -> list[str]:
         failures = failed(out)
         missed = [t for t in m.tests if not caught_by(t, failures)]
         caught = code == 1 and not missed
-        lines = [f"{m.name}: {m.summary}",
-                 f"  {'caught' if caught else 'NOT CAUGHT'} (exit {code}, {len(failures)} failing) "
-                 f"in {time.monotonic() - t0:.0f} s"]
+        lines = [
+            f"{m.name}: {m.summary}",
+            f"  {'caught' if caught else 'NOT CAUGHT'} (exit {code}, {len(failures)} failing) "
+            f"in {time.monotonic() - t0:.0f} s",
+        ]
         lines += [f"    {'fails' if caught_by(t, failures) else 'PASSES'}: {t}" for t in m.tests]
         if not caught:
             lines.append(why(out))
@@ -162,8 +178,11 @@ def lane(mutations: list[Mutation], tmp: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
-    mutations = [Mutation.read(p) for p in sorted(HERE.glob("*.patch"))
-                 if not wanted or any(p.name.startswith(w) for w in wanted)]
+    mutations = [
+        Mutation.read(p)
+        for p in sorted(HERE.glob("*.patch"))
+        if not wanted or any(p.name.startswith(w) for w in wanted)
+    ]
     if not mutations:
         print("no patch matches", wanted)
         return 1

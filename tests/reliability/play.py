@@ -30,8 +30,9 @@ def webhook_say(table: Table, client: TestClient, sent: list[int]) -> Say:
     ids = itertools.count(1)
 
     def say(address: str, text: str) -> list[str]:
-        update = inbound.text_update(inbound.telegram_user(int(address), f"u{address}", language_code="en"),
-                                     text, update_id=next(ids))
+        update = inbound.text_update(
+            inbound.telegram_user(int(address), f"u{address}", language_code="en"), text, update_id=next(ids)
+        )
         for _ in range(100):
             status = client.post("/telegram/webhook", json=update, headers=inbound.telegram_headers(SECRET)).status_code
             if status < 500:
@@ -49,8 +50,9 @@ def assert_delivered(table: Table, fake: FakeTelegram, may_repeat: Callable[[Any
     ``may_repeat`` (default: a row found abandoned while sending, which ``dispatch.py`` sends again)."""
     repeat = may_repeat or (lambda r: (r.last_error or "").startswith(ABANDONED))
     rows = table.rows()
-    assert {r.status for r in rows} == {"sent"}, [(r.id, r.status, r.attempts, r.last_error) for r in rows
-                                                 if r.status != "sent"]
+    assert {r.status for r in rows} == {"sent"}, [
+        (r.id, r.status, r.attempts, r.last_error) for r in rows if r.status != "sent"
+    ]
     for pid in {r.identity_id for r in rows}:
         mine = [r for r in rows if r.identity_id == pid]
         want = Counter(r.text for r in mine)

@@ -39,13 +39,26 @@ class Two:
         self.log = open(tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
         self.celery = [sys.executable, "-m", "celery", "-A", "tests.reliability.killable_target"]
         self.beat = self._start("beat", "-s", str(tmp / "beat-schedule"), "-l", "warning")
-        self.workers = {name: self._start("worker", "-n", f"{name}@%h", "-P", "solo", "--without-mingle",
-                                          "--without-gossip", "--without-heartbeat", "-l", "info")
-                        for name in ("one", "two")}
+        self.workers = {
+            name: self._start(
+                "worker",
+                "-n",
+                f"{name}@%h",
+                "-P",
+                "solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "info",
+            )
+            for name in ("one", "two")
+        }
 
     def _start(self, *args: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([*self.celery, *args], cwd=ROOT, env=self.env, stdout=self.log,
-                                stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [*self.celery, *args], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
+        )
 
     def ready(self) -> bool:
         return (self.tmp / "worker.log").read_text(errors="replace").count(" ready.") >= len(self.workers)
@@ -75,13 +88,18 @@ def _begun(path: Path, key: tuple[int, int]) -> list[int]:
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_close_held_by_a_killed_worker_is_taken_over_by_the_other(tmp_path: Path, pg: Engine,
-                                                                    redis_worker_db: str, fake: FakeTelegram) -> None:
+def test_a_close_held_by_a_killed_worker_is_taken_over_by_the_other(
+    tmp_path: Path, pg: Engine, redis_worker_db: str, fake: FakeTelegram
+) -> None:
     marks = tmp_path / "marks"
     marks.touch()
-    env = {**_env(tmp_path, pg, redis_worker_db, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks),
-           "LUPUS_TEST_SEND_ARM": str(tmp_path / "never-armed"), "LUPUS_TEST_CLOSE_DELAY": str(DELAY),
-           "CLOSE_RETRY_SECONDS": "600"}
+    env = {
+        **_env(tmp_path, pg, redis_worker_db, fake),
+        "LUPUS_TEST_CLOSE_MARKS": str(marks),
+        "LUPUS_TEST_SEND_ARM": str(tmp_path / "never-armed"),
+        "LUPUS_TEST_CLOSE_DELAY": str(DELAY),
+        "CLOSE_RETRY_SECONDS": "600",
+    }
     table = _table(tmp_path, pg, redis_worker_db)
     clock = table.clock
     assert isinstance(clock, FileClock)
@@ -110,6 +128,7 @@ def test_a_close_held_by_a_killed_worker_is_taken_over_by_the_other(tmp_path: Pa
     assert took <= WITHIN, f"the survivor closed the phase {took:.1f} s after the kill"
     with Session(pg) as s:
         moves = s.exec(select(GameEvent).where(GameEvent.kind == "move")).all()
-    ends = Counter((e.game_id, e.phase_no) for e in moves
-                   if e.data.get("actor") is None and e.data.get("text") == "end")
+    ends = Counter(
+        (e.game_id, e.phase_no) for e in moves if e.data.get("actor") is None and e.data.get("text") == "end"
+    )
     assert ends[key] == 1, ends

@@ -40,15 +40,22 @@ _ids = itertools.count(1)
 
 
 def fuzz_settings(url: str) -> Settings:
-    return Settings(_env_file=None, DATABASE_URL=url, PUBLIC_URL=PUBLIC,  # type: ignore[call-arg]
-                    TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=SECRET,
-                    TELEGRAM_API_URL="http://127.0.0.1:9/bot", TWILIO_ACCOUNT_SID=SID, TWILIO_AUTH_TOKEN=AUTH,
-                    TWILIO_MESSAGING_SERVICE_SID="MG" + "f" * 32, TWILIO_API_URL="http://127.0.0.1:9")
+    return Settings(
+        _env_file=None,
+        DATABASE_URL=url,
+        PUBLIC_URL=PUBLIC,  # type: ignore[call-arg]
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL="http://127.0.0.1:9/bot",
+        TWILIO_ACCOUNT_SID=SID,
+        TWILIO_AUTH_TOKEN=AUTH,
+        TWILIO_MESSAGING_SERVICE_SID="MG" + "f" * 32,
+        TWILIO_API_URL="http://127.0.0.1:9",
+    )
 
 
 def telegram_body(who: int, text: str, mangle: int) -> str:
-    update = inbound.text_update(inbound.telegram_user(who, f"p{who}", language_code="en"), text,
-                                 update_id=next(_ids))
+    update = inbound.text_update(inbound.telegram_user(who, f"p{who}", language_code="en"), text, update_id=next(_ids))
     body = json.dumps(update)
     if mangle == 1:
         return body[: len(body) // 2]  # cut short
@@ -69,6 +76,7 @@ def _run(pg: Any, examples: int) -> None:
     cfg = fuzz_settings(str(pg.url))
     svc = Service(cfg, pg, clock=clock)
     with TestClient(web.create_app(cfg, svc)) as client:
+
         def telegram(who: int, text: str, mangle: int = 0) -> int:
             headers = inbound.telegram_headers(SECRET)
             body = telegram_body(who, text, mangle)
@@ -88,10 +96,18 @@ def _run(pg: Any, examples: int) -> None:
         assert telegram(0, f"#{code} start") == 200
         seen = [0]
 
-        @settings(max_examples=examples, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-        @given(channel=st.sampled_from(["telegram", "sms"]), who=st.integers(0, 11), text=hostile_texts(code),
-               mangle=st.sampled_from([0, 0, 0, 0, 1, 2]))
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+        @given(
+            channel=st.sampled_from(["telegram", "sms"]),
+            who=st.integers(0, 11),
+            text=hostile_texts(code),
+            mangle=st.sampled_from([0, 0, 0, 0, 1, 2]),
+        )
         def fuzz(channel: str, who: int, text: str, mangle: int) -> None:
             status = telegram(who, text, mangle) if channel == "telegram" else sms(who, text)
             assert status < 500, (channel, text, status)
@@ -117,8 +133,9 @@ def test_hostile_messages_through_both_channels(pg: Any) -> None:
 def test_a_message_text_that_is_not_a_string_is_4xx_or_ignored(pg: Any) -> None:
     cfg = fuzz_settings(str(pg.url))
     with TestClient(web.create_app(cfg, Service(cfg, pg, clock=Clock()))) as client:
-        r = client.post("/telegram/webhook", content=telegram_body(1, "vote bob", 2),
-                        headers=inbound.telegram_headers(SECRET))
+        r = client.post(
+            "/telegram/webhook", content=telegram_body(1, "vote bob", 2), headers=inbound.telegram_headers(SECRET)
+        )
     assert r.status_code < 500
 
 

@@ -46,8 +46,12 @@ def _run(pg_h: Harness, examples: int) -> None:
     code = game.code
     phase = (game.phase_no, game.status)
 
-    @settings(max_examples=examples, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(who=st.sampled_from(WHO), text=hostile_texts(code))
     def fuzz(who: str, text: str) -> None:
         nonlocal phase

@@ -25,8 +25,32 @@ from service.texts import player_texts, render
 from tests.service.leaks import leaks
 from tests.service.secrecy import Table, known, shown_by, table_of
 
-POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou",
-        "max", "ned", "oli", "pam", "quin", "rob", "sue", "tom", "uma", "vic", "wes", "zoe"]
+POOL = [
+    "ann",
+    "bob",
+    "cat",
+    "dan",
+    "eve",
+    "fay",
+    "gus",
+    "hal",
+    "ivy",
+    "jon",
+    "kim",
+    "lou",
+    "max",
+    "ned",
+    "oli",
+    "pam",
+    "quin",
+    "rob",
+    "sue",
+    "tom",
+    "uma",
+    "vic",
+    "wes",
+    "zoe",
+]
 INFO = render.Info("K7Q", "Europe/Rome", None)
 #: Names of things that contain a character's name but tell nothing of anybody's card: the Aura
 #: called "Werewolf Claw" marks whom the pack clawed (a Werewolf may claw himself), not a Werewolf.
@@ -36,9 +60,9 @@ NOT_A_CARD = {"Werewolf Claw": "Claw"}
 def config(rules: str, seed: int) -> GameConfig:
     rnd = random.Random(seed)
     if rules == "lupusburg":
-        return GameConfig(RuleSet.LUPUSBURG, tuple(POOL[:rnd.randint(4, 8)]))
+        return GameConfig(RuleSet.LUPUSBURG, tuple(POOL[: rnd.randint(4, 8)]))
     if rules == "aura":
-        return GameConfig(RuleSet.AURA, tuple(POOL[:rnd.randint(4, 7)]))
+        return GameConfig(RuleSet.AURA, tuple(POOL[: rnd.randint(4, 7)]))
     key = rnd.choice(sorted(THEMES))
     theme = THEMES[key]
     n = rnd.randint(theme.lo, min(theme.hi, len(POOL)))
@@ -72,9 +96,12 @@ def secrets_of(state: Any) -> dict[str, str]:
 
 def texts_for(state: Any, events: list[Event], player: str, lang: str) -> list[str]:
     reader = render.Reader(player, lang)
-    out = [render.for_reader(e.key, e.data, e.to, render.Reader(player, lang, sms=sms), INFO)
-           for e in events if e.key != "game.over" and render.reads(e.to, player)
-           for sms in (False, True)]  # the texts, and their short SMS forms
+    out = [
+        render.for_reader(e.key, e.data, e.to, render.Reader(player, lang, sms=sms), INFO)
+        for e in events
+        if e.key != "game.over" and render.reads(e.to, player)
+        for sms in (False, True)
+    ]  # the texts, and their short SMS forms
     view = engine.view(state, player)
     out.append(player_texts.role_text(view, reader, INFO))
     running: engine.PublicView = {**engine.public_view(state), "status": "running"}

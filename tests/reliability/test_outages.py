@@ -48,9 +48,13 @@ OBSERVER = "lupus-test-observer"  # the application_name of the test's own conne
 
 def _web_client(table: Table, db: Engine, fake: FakeTelegram) -> TestClient:
     """The web app on its own engine (``db``), enqueuing as the table's service does."""
-    cfg = Settings(_env_file=None, DATABASE_URL=db.url.render_as_string(hide_password=False),  # type: ignore[call-arg]
-                   TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_WEBHOOK_SECRET=SECRET,
-                   TELEGRAM_API_URL=fake.url)  # type: ignore[attr-defined]
+    cfg = Settings(
+        _env_file=None,
+        DATABASE_URL=db.url.render_as_string(hide_password=False),  # type: ignore[call-arg]
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL=fake.url,  # type: ignore[attr-defined]
+    )
     svc = install(Service(cfg, db, clock=table.clock, after_commit=table.svc.after_commit))
     return TestClient(web.create_app(cfg, svc))
 
@@ -66,8 +70,12 @@ def _play(table: Table, worker: Worker, between: Any, phases: int) -> None:
         game = table.game()
         assert game.deadline is not None and isinstance(table.clock, FileClock)
         table.clock.set(max(table.clock.now, game.deadline))
-        wait(lambda: table.game().phase_no != game.phase_no, worker, timeout=90,  # noqa: B023
-             why=f"phase {game.phase_no} to close")
+        wait(
+            lambda: table.game().phase_no != game.phase_no,  # noqa: B023
+            worker,
+            timeout=90,
+            why=f"phase {game.phase_no} to close",
+        )
         played += 1
     assert played == phases or table.game().status == "over"
 
@@ -142,9 +150,13 @@ class Terminator(threading.Thread):
     def drop(self) -> None:
         """One round: every connection but the test's own, dropped now."""
         with self._lock, self.admin.connect() as c:
-            n = c.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                               "WHERE datname = :db AND pid <> pg_backend_pid() AND application_name <> :me"),
-                          {"db": self.database, "me": OBSERVER}).scalar_one()
+            n = c.execute(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = :db AND pid <> pg_backend_pid() AND application_name <> :me"
+                ),
+                {"db": self.database, "me": OBSERVER},
+            ).scalar_one()
             self.rounds += 1
             self.dropped += int(n or 0)
 
@@ -193,8 +205,9 @@ def test_play_resumes_after_redis_restarts(tmp_path: Path, pg: Engine, fake: Fak
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_play_resumes_while_postgresql_drops_every_connection(tmp_path: Path, pg: Engine, fake: FakeTelegram,
-                                                             redis_worker_db: str) -> None:
+def test_play_resumes_while_postgresql_drops_every_connection(
+    tmp_path: Path, pg: Engine, fake: FakeTelegram, redis_worker_db: str
+) -> None:
     connections_dropped(tmp_path, pg, fake, redis_worker_db, phases=3)
 
 
@@ -210,6 +223,7 @@ def test_a_whole_game_with_redis_restarted_twice(tmp_path: Path, pg: Engine, fak
 @pytest.mark.redis
 @pytest.mark.postgres
 @pytest.mark.timeout(1800)
-def test_a_whole_game_while_postgresql_drops_every_connection(tmp_path: Path, pg: Engine, fake: FakeTelegram,
-                                                             redis_worker_db: str) -> None:
+def test_a_whole_game_while_postgresql_drops_every_connection(
+    tmp_path: Path, pg: Engine, fake: FakeTelegram, redis_worker_db: str
+) -> None:
     connections_dropped(tmp_path, pg, fake, redis_worker_db, phases=30)

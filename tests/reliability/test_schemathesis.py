@@ -53,6 +53,7 @@ def _run(pg: Any, examples: int) -> None:
     # One client for every request (``case.call()`` would start the app anew for each).
     with TestClient(app, base_url=PUBLIC) as client:
         for op in operations:
+
             @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
             @given(case=op.as_strategy(), authentic=st.booleans())
             def call(case: Any, authentic: bool) -> None:

@@ -47,14 +47,20 @@ def _sent(pg: Engine, ids: set[int]) -> bool:
 @pytest.mark.redis
 @pytest.mark.postgres
 def test_texts_a_killed_worker_was_sending_go_from_the_other_within_seconds(
-        tmp_path: Path, pg: Engine, redis_worker_db: str, fake: FakeTelegram) -> None:
+    tmp_path: Path, pg: Engine, redis_worker_db: str, fake: FakeTelegram
+) -> None:
     marks, arm = tmp_path / "marks", tmp_path / "armed"
     marks.touch()
     product = Settings()
-    env = {**_env(tmp_path, pg, redis_worker_db, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks),
-           "LUPUS_TEST_SEND_ARM": str(arm), "LUPUS_TEST_CLOSE_DELAY": "0.1", "CLOSE_RETRY_SECONDS": "600",
-           "DISPATCH_LEASE_SECONDS": str(product.DISPATCH_LEASE_SECONDS),
-           "OUTBOX_SWEEP_SECONDS": str(product.OUTBOX_SWEEP_SECONDS)}
+    env = {
+        **_env(tmp_path, pg, redis_worker_db, fake),
+        "LUPUS_TEST_CLOSE_MARKS": str(marks),
+        "LUPUS_TEST_SEND_ARM": str(arm),
+        "LUPUS_TEST_CLOSE_DELAY": "0.1",
+        "CLOSE_RETRY_SECONDS": "600",
+        "DISPATCH_LEASE_SECONDS": str(product.DISPATCH_LEASE_SECONDS),
+        "OUTBOX_SWEEP_SECONDS": str(product.OUTBOX_SWEEP_SECONDS),
+    }
     table = _table(tmp_path, pg, redis_worker_db)
     clock = table.clock
     assert isinstance(clock, FileClock)
@@ -68,8 +74,9 @@ def test_texts_a_killed_worker_was_sending_go_from_the_other_within_seconds(
         before = _last_row(pg)  # the close's rows come after this one
         arm.write_text(f"{before} {game.id} {game.phase_no}")
         clock.set(max(clock.now, game.deadline))
-        cut_short, holder = wait(lambda: _round_after(marks, before), procs, timeout=60,
-                                 why="a text of the close to be in flight")
+        cut_short, holder = wait(
+            lambda: _round_after(marks, before), procs, timeout=60, why="a text of the close to be in flight"
+        )
         killed = next(name for name, proc in procs.workers.items() if proc.pid == holder)
         procs.workers[killed].kill()
         procs.workers[killed].wait()

@@ -41,8 +41,13 @@ class Updates:
         self.next_id += 1
         uid = 900_000 + NAMES.index(who)
         user = {"id": uid, "is_bot": False, "first_name": who, "language_code": "en"}
-        msg = {"message_id": self.next_id, "from": user, "chat": {"id": uid, "first_name": who, "type": "private"},
-               "date": 1_700_000_000, "text": text}
+        msg = {
+            "message_id": self.next_id,
+            "from": user,
+            "chat": {"id": uid, "first_name": who, "type": "private"},
+            "date": 1_700_000_000,
+            "text": text,
+        }
         return {"update_id": self.next_id, "message": msg}
 
 
@@ -50,8 +55,13 @@ class Updates:
 def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool) -> None:
     """``at_once``: a phase's copies are all posted concurrently, so the web process commits most of
     them together (``service.store.group_commit``), repeats in the same transaction as their originals."""
-    settings = Settings(_env_file=None, DATABASE_URL=str(pg.url), TELEGRAM_BOT_TOKEN=TOKEN,  # type: ignore[call-arg]
-                        TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_API_URL="http://127.0.0.1:9/bot")
+    settings = Settings(
+        _env_file=None,
+        DATABASE_URL=str(pg.url),
+        TELEGRAM_BOT_TOKEN=TOKEN,  # type: ignore[call-arg]
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_API_URL="http://127.0.0.1:9/bot",
+    )
     clock = Clock()
     svc = Service(settings, pg, clock=clock)
     app = web.create_app(settings, svc)
@@ -70,10 +80,12 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool)
 
     async def post_all(copies: list[dict[str, Any]]) -> list[httpx.Response]:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lupus") as c:
-            return await asyncio.gather(*(c.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS)
-                                          for u in copies))
+            return await asyncio.gather(
+                *(c.post("/telegram/webhook", content=json.dumps(u), headers=HEADERS) for u in copies)
+            )
 
     with TestClient(app) as client:
+
         def deliver(batch: list[dict[str, Any]]) -> None:
             copies = [u for u in batch for _ in range(3)]
             rnd.shuffle(copies)
@@ -118,4 +130,3 @@ def test_every_update_three_times_out_of_order_acts_once(pg: Any, at_once: bool)
     assert len(dedup) == len(set(dedup))
     assert game is not None and game.status == "over"
     assert max(sizes) > 1 if at_once else max(sizes) == 1
-

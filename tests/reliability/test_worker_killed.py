@@ -59,12 +59,31 @@ class Processes:
 
     def start_worker(self) -> None:
         self.worker = subprocess.Popen(
-            [*self.celery, "worker", "-P", "solo", "--without-mingle", "--without-gossip",
-             "--without-heartbeat", "-l", "info"], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                *self.celery,
+                "worker",
+                "-P",
+                "solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "info",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
 
     def start_beat(self) -> None:
-        self.beat = subprocess.Popen([*self.celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
-                                     cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.beat = subprocess.Popen(
+            [*self.celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
 
     def dump_stacks(self) -> None:
         """Every thread's stack into the log (``celery_target`` registers SIGUSR1): why it hangs."""
@@ -90,8 +109,10 @@ class Processes:
 
 def _marks(path: Path) -> Counter[tuple[int, int]]:
     """How many times each (game, phase) began to close."""
-    return Counter((int(g), int(p)) for kind, g, p, _pid in
-                   (line.split() for line in path.read_text().splitlines() if line.startswith("close ")))
+    return Counter(
+        (int(g), int(p))
+        for kind, g, p, _pid in (line.split() for line in path.read_text().splitlines() if line.startswith("close "))
+    )
 
 
 def _sent_after_close(path: Path, key: tuple[int, int], row: int) -> set[int] | None:
@@ -117,11 +138,16 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
     marks.touch()
     # A short lease: a row whose send the kill cut short goes out again 2 s later (one worker
     # process, so nothing else is sending it meanwhile).
-    env = {**_env(tmp, pg, redis_url, fake), "LUPUS_TEST_CLOSE_MARKS": str(marks), "LUPUS_TEST_SEND_ARM": str(arm),
-           "LUPUS_TEST_CLOSE_DELAY": str(DELAY), "DISPATCH_LEASE_SECONDS": "2",
-           # Longer than the test waits for a close: the close a kill cut short goes again because
-           # the new worker drops the sweep's marks when it starts, not because a mark expired.
-           "CLOSE_RETRY_SECONDS": "600"}
+    env = {
+        **_env(tmp, pg, redis_url, fake),
+        "LUPUS_TEST_CLOSE_MARKS": str(marks),
+        "LUPUS_TEST_SEND_ARM": str(arm),
+        "LUPUS_TEST_CLOSE_DELAY": str(DELAY),
+        "DISPATCH_LEASE_SECONDS": "2",
+        # Longer than the test waits for a close: the close a kill cut short goes again because
+        # the new worker drops the sweep's marks when it starts, not because a mark expired.
+        "CLOSE_RETRY_SECONDS": "600",
+    }
     table = _table(tmp, pg, redis_url)
     clock = table.clock
     assert isinstance(clock, FileClock)
@@ -148,8 +174,12 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
             if while_sending:
                 # Its rows exist only once it committed; the round that marked them in flight waits
                 # (armed) for the kill, its HTTP calls not made.
-                rows = wait(lambda: _sent_after_close(marks, key, before), procs, timeout=90,  # noqa: B023
-                            why=f"a text of phase {key}'s close to be in flight")
+                rows = wait(
+                    lambda: _sent_after_close(marks, key, before),  # noqa: B023
+                    procs,
+                    timeout=90,
+                    why=f"a text of phase {key}'s close to be in flight",
+                )
                 assert table.game().phase_no != key[1], "the close had not committed"
                 cut_short |= rows
             else:
@@ -172,10 +202,12 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
         if kills >= 2:
             assert cut_short, "no kill landed while texts were being sent"
         resent = s.exec(select(Outbox).where(col(Outbox.id).in_(sorted(cut_short)))).all()
-    assert all((r.last_error or "").startswith(ABANDONED) for r in resent), \
-        [(r.id, r.status, r.last_error) for r in resent]  # each cut short, then sent once more
-    ends = Counter((e.game_id, e.phase_no) for e in moves
-                   if e.data.get("actor") is None and e.data.get("text") == "end")
+    assert all((r.last_error or "").startswith(ABANDONED) for r in resent), [
+        (r.id, r.status, r.last_error) for r in resent
+    ]  # each cut short, then sent once more
+    ends = Counter(
+        (e.game_id, e.phase_no) for e in moves if e.data.get("actor") is None and e.data.get("text") == "end"
+    )
     assert all(n == 1 for n in ends.values()), [k for k, n in ends.items() if n != 1]
     assert all(ends[k] == 1 for k in made_due), [k for k in made_due if ends[k] != 1]
 
@@ -185,8 +217,9 @@ def kill_while_closing(tmp: Path, pg: Engine, fake: FakeTelegram, redis_url: str
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_worker_killed_while_closing_a_phase(tmp_path: Path, pg: Engine, redis_worker_db: str,
-                                              fake: FakeTelegram) -> None:
+def test_a_worker_killed_while_closing_a_phase(
+    tmp_path: Path, pg: Engine, redis_worker_db: str, fake: FakeTelegram
+) -> None:
     kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=2, seed=1)
 
 
@@ -194,6 +227,7 @@ def test_a_worker_killed_while_closing_a_phase(tmp_path: Path, pg: Engine, redis
 @pytest.mark.redis
 @pytest.mark.postgres
 @pytest.mark.timeout(3600)
-def test_a_worker_killed_50_times_while_closing_phases(tmp_path: Path, pg: Engine, redis_worker_db: str,
-                                                      fake: FakeTelegram) -> None:
+def test_a_worker_killed_50_times_while_closing_phases(
+    tmp_path: Path, pg: Engine, redis_worker_db: str, fake: FakeTelegram
+) -> None:
     kill_while_closing(tmp_path, pg, fake, redis_worker_db, kills=50, seed=50)

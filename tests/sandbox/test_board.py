@@ -76,20 +76,25 @@ def test_the_clock_reads_the_games_time_and_how_far_ahead_it_runs(sandbox: Sandb
     sandbox.advance()
     clock = _state(sandbox)["clock"]
     now = deadline_text(sandbox.clock.now(), "Europe/Rome", "en")
-    assert clock in (f"{now} · 12 hours ahead of the real clock",
-                     f"{now} · 11 hours 59 minutes ahead of the real clock")
+    assert clock in (
+        f"{now} · 12 hours ahead of the real clock",
+        f"{now} · 11 hours 59 minutes ahead of the real clock",
+    )
     assert "+" not in clock and " h)" not in clock
 
 
-@pytest.mark.parametrize(("span", "words"), [
-    (timedelta(seconds=40), "in step with the real clock"),
-    (timedelta(minutes=45, seconds=10), "45 minutes ahead of the real clock"),
-    (timedelta(hours=1), "1 hour ahead of the real clock"),
-    (timedelta(hours=11, minutes=59, seconds=50), "12 hours ahead of the real clock"),
-    (timedelta(hours=67, minutes=54), "2 days 20 hours ahead of the real clock"),  # was "(+67.9 h)"
-    (timedelta(days=2, hours=19, minutes=7), "2 days 19 hours ahead of the real clock"),
-    (timedelta(days=1), "1 day ahead of the real clock"),
-])
+@pytest.mark.parametrize(
+    ("span", "words"),
+    [
+        (timedelta(seconds=40), "in step with the real clock"),
+        (timedelta(minutes=45, seconds=10), "45 minutes ahead of the real clock"),
+        (timedelta(hours=1), "1 hour ahead of the real clock"),
+        (timedelta(hours=11, minutes=59, seconds=50), "12 hours ahead of the real clock"),
+        (timedelta(hours=67, minutes=54), "2 days 20 hours ahead of the real clock"),  # was "(+67.9 h)"
+        (timedelta(days=2, hours=19, minutes=7), "2 days 19 hours ahead of the real clock"),
+        (timedelta(days=1), "1 day ahead of the real clock"),
+    ],
+)
 def test_how_far_ahead_in_words(span: timedelta, words: str) -> None:
     from service.sandbox.clock import ahead_text
 
@@ -99,5 +104,8 @@ def test_how_far_ahead_in_words(span: timedelta, words: str) -> None:
 def test_the_clock_moved_by_next_deadline_is_said_in_words(sandbox: Sandbox) -> None:
     code = sandbox.quick_game()
     line = sandbox.advance().line
-    assert re.match(rf"The clock jumped (12 hours|11 hours 59 minutes), to \w{{3}} \d{{1,2}} \w{{3}} \d\d:\d\d "
-                    rf"[A-Z]{{3,4}}: #{code} night 1 closed, now day 1 nominations\.$", line), line
+    assert re.match(
+        rf"The clock jumped (12 hours|11 hours 59 minutes), to \w{{3}} \d{{1,2}} \w{{3}} \d\d:\d\d "
+        rf"[A-Z]{{3,4}}: #{code} night 1 closed, now day 1 nominations\.$",
+        line,
+    ), line

@@ -37,8 +37,7 @@ def test_a_game_of_eight_played_through_the_page(sandbox: Sandbox) -> None:
         page.click("#quick")
         game = page.locator(".table.game").first
         game.wait_for(timeout=120_000)
-        page.wait_for_function("document.querySelector('.table.game').dataset.status === 'running'",
-                               timeout=120_000)
+        page.wait_for_function("document.querySelector('.table.game').dataset.status === 'running'", timeout=120_000)
         page.screenshot(path=str(SHOTS / "1-game-starts.png"), full_page=True)
 
         answered: dict[str, int] = {"Ann": 0, "Bob": 0}
@@ -55,11 +54,15 @@ def test_a_game_of_eight_played_through_the_page(sandbox: Sandbox) -> None:
             page.wait_for_function(
                 "n => { const g = document.querySelector('.table.game');"
                 " return g.dataset.phaseNo !== n || g.dataset.status !== 'running'; }",
-                arg=phase_no, timeout=120_000)
+                arg=phase_no,
+                timeout=120_000,
+            )
         for name in answered:  # the last texts reach the phones, by Telegram and by SMS
             page.wait_for_function(
                 "n => document.querySelector(`[data-phone=\"${n}\"] .msgs`).textContent.includes('Game over')",
-                arg=name, timeout=60_000)
+                arg=name,
+                timeout=60_000,
+            )
         page.evaluate("document.querySelectorAll('.msgs').forEach(m => { m.scrollTop = m.scrollHeight; })")
         page.screenshot(path=str(SHOTS / "3-game-over.png"), full_page=True)
         assert game.get_attribute("data-status") == "over"
@@ -102,12 +105,12 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
         page.click("#next")  # nothing runs yet: it says so
         expect(page.locator("#notice")).to_contain_text("No game is running", timeout=30_000)
         page.click("#quick")
-        page.wait_for_function("document.querySelector('.table.game')?.dataset.status === 'running'",
-                               timeout=120_000)
+        page.wait_for_function("document.querySelector('.table.game')?.dataset.status === 'running'", timeout=120_000)
         code = page.locator(".table.game").first.get_attribute("data-game")
         # Until when, as the phones write it: the zone named ("Sat 5 Dec 21:55 CET").
         expect(page.locator(".table.game h2").first).to_contain_text(
-            re.compile(r"night 1 until \w{3} \d{1,2} \w{3} \d\d:\d\d [A-Z]{3,4} · 8 players"))
+            re.compile(r"night 1 until \w{3} \d{1,2} \w{3} \d\d:\d\d [A-Z]{3,4} · 8 players")
+        )
         table = page.locator(f'.table[data-game="{code}"]')
         expect(table.locator(".phone")).to_have_count(8, timeout=30_000)
         expect(table.locator("h2")).to_contain_text(f"#{code} · night 1 until ")
@@ -126,8 +129,7 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
         bob.locator(".compose input").fill(long)
         bob.locator(".compose button").click()
         error = page.locator("#error")
-        expect(error).to_have_text("Too long for an SMS: at most 1,600 characters, this one has 5,000.",
-                                   timeout=30_000)
+        expect(error).to_have_text("Too long for an SMS: at most 1,600 characters, this one has 5,000.", timeout=30_000)
         assert bob.locator(".compose input").input_value() == long  # not lost: he can shorten it
         ann.locator(".compose input").fill(long)
         ann.locator(".compose button").click()
@@ -136,8 +138,7 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
         # Next deadline for the picked game, saying what it did, until the night has its dead.
         page.select_option("#next-game", code)
         page.click("#next")
-        expect(page.locator("#notice")).to_contain_text(f"#{code} night 1 closed, now day 1",
-                                                        timeout=60_000)
+        expect(page.locator("#notice")).to_contain_text(f"#{code} night 1 closed, now day 1", timeout=60_000)
         for _ in range(6):
             if page.locator(f'.table[data-game="{code}"] .phone.dead').count():
                 break
@@ -158,7 +159,8 @@ def test_the_page_groups_phones_by_game_marks_the_dead_and_says_errors_in_a_line
         page.select_option("#next-game", zoe_code)
         page.click("#next")
         expect(page.locator("#notice")).to_have_text(
-            f"#{zoe_code} has not started: no deadline yet (its host writes start).", timeout=30_000)
+            f"#{zoe_code} has not started: no deadline yet (its host writes start).", timeout=30_000
+        )
     # The phones marked dead are the game's dead (each phone plays under its own name here).
     assert sandbox.service is not None
     with Session(sandbox.service.db) as s:

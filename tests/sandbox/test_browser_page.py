@@ -73,8 +73,9 @@ def test_each_phone_keeps_its_scroll_where_its_reader_left_it(sandbox: Sandbox) 
         # Dawn: who reads the newest text is shown the new one; Ann, reading back, is not moved.
         before = _bubbles(page, "Bob")
         page.click("#next")
-        page.wait_for_function(f"() => document.querySelectorAll('[data-phone=\"Bob\"] .bubble').length > {before}",
-                               timeout=60_000)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-phone=\"Bob\"] .bubble').length > {before}", timeout=60_000
+        )
         _settle(page)
         assert _msgs(page, "Ann").evaluate("m => m.scrollTop") == 120
         gaps = _gaps(page)
@@ -84,8 +85,9 @@ def test_each_phone_keeps_its_scroll_where_its_reader_left_it(sandbox: Sandbox) 
         _msgs(page, "Ann").evaluate("m => { m.scrollTop = m.scrollHeight; }")
         before = _bubbles(page, "Ann")
         page.click("#next")
-        page.wait_for_function(f"() => document.querySelectorAll('[data-phone=\"Ann\"] .bubble').length > {before}",
-                               timeout=60_000)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('[data-phone=\"Ann\"] .bubble').length > {before}", timeout=60_000
+        )
         _settle(page)
         assert _msgs(page, "Ann").evaluate(GAP) < 2
         page.screenshot(path=str(SHOTS / "scroll-3-next-day.png"))
@@ -93,12 +95,17 @@ def test_each_phone_keeps_its_scroll_where_its_reader_left_it(sandbox: Sandbox) 
 
 def _text_nodes_with(page: Any, needle: str) -> int:
     """How many places on the page show ``needle`` (text nodes, the form controls' options aside)."""
-    return int(page.evaluate("""n => { let k = 0;
+    return int(
+        page.evaluate(
+            """n => { let k = 0;
         const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         while (walk.nextNode()) { const t = walk.currentNode;
           if (t.parentElement.closest('option, script')) continue;
           if (t.textContent.includes(n)) k++; }
-        return k; }""", needle))
+        return k; }""",
+            needle,
+        )
+    )
 
 
 def test_running_games_first_each_line_once_states_in_words(sandbox: Sandbox) -> None:
@@ -109,16 +116,18 @@ def test_running_games_first_each_line_once_states_in_words(sandbox: Sandbox) ->
         page.goto(sandbox.url)
         expect(page.locator("#clock")).to_contain_text("in step with the real clock", timeout=30_000)
         page.click("#add-robots button")  # no game to add them to
-        expect(page.locator("#error")).to_have_text("Pick a game first: robots join a game in its lobby.",
-                                                    timeout=30_000)
+        expect(page.locator("#error")).to_have_text(
+            "Pick a game first: robots join a game in its lobby.", timeout=30_000
+        )
         page.click("#quick")
         page.wait_for_function(RUNNING, timeout=120_000)
         first = page.locator(".table.game").first.get_attribute("data-game")
         ann = page.locator('[data-phone="Ann"]')
         ann.locator(".compose input").fill("end yes")  # Ann hosts it: she ends it
         ann.locator(".compose button").click()
-        expect(page.locator(f'.table.game[data-game="{first}"]')).to_have_attribute("data-status", "ended",
-                                                                                   timeout=30_000)
+        expect(page.locator(f'.table.game[data-game="{first}"]')).to_have_attribute(
+            "data-status", "ended", timeout=30_000
+        )
         page.click("#quick")
         page.wait_for_function(RUNNING, timeout=120_000)
         second = page.locator(".table.game[data-status=running]").get_attribute("data-game")
@@ -129,7 +138,8 @@ def test_running_games_first_each_line_once_states_in_words(sandbox: Sandbox) ->
         heading = page.locator(f'.table.game[data-game="{second}"] h2')
         expect(heading).to_contain_text(f"#{second} · night 1 until ")
         expect(page.locator(f'.table.game[data-game="{first}"] h2')).to_have_text(
-            f"#{first} · ended by its host · 8 players")
+            f"#{first} · ended by its host · 8 players"
+        )
         # The clock: the games' time, and how far ahead of the real one, in words.
         page.click("#next")
         expect(page.locator("#clock")).to_contain_text(" hours ahead of the real clock", timeout=60_000)
@@ -160,4 +170,5 @@ def test_a_sandbox_gone_is_said_in_a_sentence(sandbox: Sandbox) -> None:
         sandbox.page_server.stop()  # as if lupus up were stopped with the page still open
         expect(page.locator("#error")).to_have_text(
             "The sandbox does not answer: is lupus up still running? Start it again, then reload this page.",
-            timeout=30_000)
+            timeout=30_000,
+        )

@@ -56,8 +56,14 @@ def test_dev_py_up_prints_the_address_and_stops_on_ctrl_c(tmp_path: Path) -> Non
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    proc = subprocess.Popen([sys.executable, "dev.py", "up", "--port", "0", "--data", str(tmp_path)], cwd=ROOT,
-                            stdin=slave, stdout=slave, stderr=slave, preexec_fn=in_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "dev.py", "up", "--port", "0", "--data", str(tmp_path)],
+        cwd=ROOT,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        preexec_fn=in_a_terminal,
+    )
     os.close(slave)
     try:
         out = _read(master, 120, until=b"Press Ctrl-C")

@@ -23,8 +23,9 @@ except ZeroDivisionError:
 
 
 def run(as_json: bool) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", PROGRAM.format(json=as_json)], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM.format(json=as_json)], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stderr.splitlines()
 
@@ -33,8 +34,7 @@ def test_json_lines_in_production() -> None:
     lines = [json.loads(line) for line in run(True)]
     assert lines[0]["event"] == "phase.closed" and lines[0]["game"] == 7 and lines[0]["level"] == "info"
     assert lines[0]["timestamp"].endswith("Z")
-    assert lines[1] == {**lines[1], "event": "from the standard library", "logger": "uvicorn.error",
-                        "level": "warning"}
+    assert lines[1] == {**lines[1], "event": "from the standard library", "logger": "uvicorn.error", "level": "warning"}
     assert "ZeroDivisionError" in lines[2]["exception"]
 
 

@@ -21,13 +21,22 @@ from service.store.models import Game, GameEvent, Identity, Outbox
 README = Path(__file__).resolve().parents[2] / "README.md"
 REPLY = re.compile(r"Reply: (\w+) (\d+) ")  # an SMS's choices: "Reply: vote 1 Fay 2 Cat"
 # What the bot says to a move it refuses, besides its error.* keys.
-REFUSED = {"svc.not_understood", "svc.no_match", "svc.ambiguous", "svc.not_in_game", "svc.not_seated",
-           "svc.not_member", "svc.which_game", "svc.not_running", "svc.is_paused"}
+REFUSED = {
+    "svc.not_understood",
+    "svc.no_match",
+    "svc.ambiguous",
+    "svc.not_in_game",
+    "svc.not_seated",
+    "svc.not_member",
+    "svc.which_game",
+    "svc.not_running",
+    "svc.is_paused",
+}
 
 
 def _try_it() -> str:
     text = README.read_text(encoding="utf-8")
-    return text[text.index("## Try it"):text.index("\n## ", text.index("## Try it") + 1)]
+    return text[text.index("## Try it") : text.index("\n## ", text.index("## Try it") + 1)]
 
 
 def test_the_walk_through_quotes_only_commands_anyone_may_write() -> None:
@@ -40,8 +49,7 @@ def test_the_walk_through_quotes_only_commands_anyone_may_write() -> None:
 
 
 # (game seed, Ann's card, Bob's card): every card of the game of eight, for each channel.
-DEALS = [(3, "villager", "werewolf"), (12, "werewolf", "villager"), (5, "seer", "villager"),
-         (10, "villager", "seer")]
+DEALS = [(3, "villager", "werewolf"), (12, "werewolf", "villager"), (5, "seer", "villager"), (10, "villager", "seer")]
 
 
 @pytest.mark.parametrize(("seed", "ann", "bob"), DEALS, ids=[f"ann-{a}-bob-{b}" for _, a, b in DEALS])
@@ -118,10 +126,14 @@ def _refusals(sb: Sandbox, names: tuple[str, ...]) -> list[tuple[str, str]]:
     assert sb.service is not None
     addresses = {sb.phones[n].address: n for n in names}
     with Session(sb.service.db) as s:
-        rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                      .where(col(Identity.address).in_(list(addresses)))).all()
-    return [(addresses[who.address], row.text) for row, who in rows
-            if row.key.startswith("error.") or row.key in REFUSED]
+        rows = s.exec(
+            select(Outbox, Identity)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .where(col(Identity.address).in_(list(addresses)))
+        ).all()
+    return [
+        (addresses[who.address], row.text) for row, who in rows if row.key.startswith("error.") or row.key in REFUSED
+    ]
 
 
 def _moves(sb: Sandbox, code: str) -> set[str]:

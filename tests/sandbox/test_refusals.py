@@ -13,8 +13,11 @@ import pytest
 from service.sandbox.world import Sandbox
 
 # What a validator or a framework says, which nobody playing should read.
-JARGON = re.compile(r"String should|Input should|Field required|field required|value_error|\bbody\.|"
-                    r"Not Found|Method Not Allowed|Internal Server Error|JSON decode|^\w+: ", re.I)
+JARGON = re.compile(
+    r"String should|Input should|Field required|field required|value_error|\bbody\.|"
+    r"Not Found|Method Not Allowed|Internal Server Error|JSON decode|^\w+: ",
+    re.I,
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,32 +43,45 @@ def _refused(sandbox: Sandbox, path: str, body: Any = None, raw: str | None = No
 
 def test_an_empty_game_code_asks_for_a_game(sandbox: Sandbox) -> None:
     assert _refused(sandbox, "/api/robots", {"code": "", "count": 2}) == (
-        422, "Pick a game first: robots join a game in its lobby.")
+        422,
+        "Pick a game first: robots join a game in its lobby.",
+    )
     assert _refused(sandbox, "/api/robots", {"code": "   ", "count": 2})[1] == (
-        "Pick a game first: robots join a game in its lobby.")
+        "Pick a game first: robots join a game in its lobby."
+    )
 
 
-@pytest.mark.parametrize(("path", "body", "said"), [
-    ("/api/robots", {"count": 2}, "Pick a game first: robots join a game in its lobby."),
-    ("/api/robots", {"code": "ABCDEFGHIJ"}, "There is no game #ABCDEFGHIJ."),
-    ("/api/robots", {"code": "ZZZZ", "count": 2}, "There is no game #ZZZZ."),
-    ("/api/robots", {"code": "ZZZZ", "count": 0}, "Robots join 1 to 24 at a time."),
-    ("/api/robots", {"code": "ZZZZ", "count": 99}, "Robots join 1 to 24 at a time."),
-    ("/api/robots", {"code": "ZZZZ", "count": "many"}, "Robots join 1 to 24 at a time."),
-    ("/api/phones", {"name": "x" * 40}, "A phone's name has at most 20 characters."),
-    ("/api/phones", {"name": "Ann"}, "There is a phone called Ann already: pick another name."),
-    ("/api/phones", {"name": "Cid", "channel": "fax"}, "A phone is on Telegram or on SMS."),
-    ("/api/say", {"text": "hi"}, "Say which phone writes."),
-    ("/api/say", {"phone": "Nobody", "text": "hi"}, "There is no phone called Nobody."),
-    ("/api/say", {"phone": "Ann", "text": ""}, "Write something first."),
-    ("/api/say", {"phone": "Bob", "text": "x" * 5000},
-     "Too long for an SMS: at most 1,600 characters, this one has 5,000."),
-    ("/api/tap", {"phone": "Bob", "message_id": 1, "data": "x"}, "Only Telegram phones have buttons."),
-    ("/api/tap", {"phone": "Ann", "message_id": 999, "data": "x"}, "Ann's phone has no message 999."),
-    ("/api/tap", {"phone": "Ann", "message_id": "first", "data": "x"}, "Tap a button under one of the bot's messages."),
-    ("/api/quick-game", {"size": 3}, "A quick game has 4 to 24 players."),
-    ("/api/next-deadline", {"code": 5}, "There is no game by that code."),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "said"),
+    [
+        ("/api/robots", {"count": 2}, "Pick a game first: robots join a game in its lobby."),
+        ("/api/robots", {"code": "ABCDEFGHIJ"}, "There is no game #ABCDEFGHIJ."),
+        ("/api/robots", {"code": "ZZZZ", "count": 2}, "There is no game #ZZZZ."),
+        ("/api/robots", {"code": "ZZZZ", "count": 0}, "Robots join 1 to 24 at a time."),
+        ("/api/robots", {"code": "ZZZZ", "count": 99}, "Robots join 1 to 24 at a time."),
+        ("/api/robots", {"code": "ZZZZ", "count": "many"}, "Robots join 1 to 24 at a time."),
+        ("/api/phones", {"name": "x" * 40}, "A phone's name has at most 20 characters."),
+        ("/api/phones", {"name": "Ann"}, "There is a phone called Ann already: pick another name."),
+        ("/api/phones", {"name": "Cid", "channel": "fax"}, "A phone is on Telegram or on SMS."),
+        ("/api/say", {"text": "hi"}, "Say which phone writes."),
+        ("/api/say", {"phone": "Nobody", "text": "hi"}, "There is no phone called Nobody."),
+        ("/api/say", {"phone": "Ann", "text": ""}, "Write something first."),
+        (
+            "/api/say",
+            {"phone": "Bob", "text": "x" * 5000},
+            "Too long for an SMS: at most 1,600 characters, this one has 5,000.",
+        ),
+        ("/api/tap", {"phone": "Bob", "message_id": 1, "data": "x"}, "Only Telegram phones have buttons."),
+        ("/api/tap", {"phone": "Ann", "message_id": 999, "data": "x"}, "Ann's phone has no message 999."),
+        (
+            "/api/tap",
+            {"phone": "Ann", "message_id": "first", "data": "x"},
+            "Tap a button under one of the bot's messages.",
+        ),
+        ("/api/quick-game", {"size": 3}, "A quick game has 4 to 24 players."),
+        ("/api/next-deadline", {"code": 5}, "There is no game by that code."),
+    ],
+)
 def test_each_refusal_is_a_sentence(sandbox: Sandbox, path: str, body: dict[str, Any], said: str) -> None:
     _, detail = _refused(sandbox, path, body)
     assert detail == said

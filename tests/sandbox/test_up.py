@@ -18,8 +18,13 @@ import pytest
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_up_serves_the_page_and_stops_cleanly(tmp_path: Path, stop: signal.Signals) -> None:
     lupus = str(Path(sys.executable).parent / "lupus")
-    proc = subprocess.Popen([lupus, "up", "--port", "0", "--data", str(tmp_path)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [lupus, "up", "--port", "0", "--data", str(tmp_path)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     lines: list[str] = []
     try:

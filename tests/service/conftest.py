@@ -30,8 +30,11 @@ from tests.databases import no_postgres, throwaway_pg
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TABLES = "outbox, inbound, game_events, seats, games, identities"
 _FREE = Rate(1_000_000, 1.0, burst=1_000_000)
-UNLIMITED = {(channel, kind): [Rule("channel", _FREE), Rule("address", _FREE)]
-             for channel in ("test", "sms", "telegram") for kind in ("private", "group")}
+UNLIMITED = {
+    (channel, kind): [Rule("channel", _FREE), Rule("address", _FREE)]
+    for channel in ("test", "sms", "telegram")
+    for kind in ("private", "group")
+}
 """No rate limit: these tests read what each player was sent, not when (tests/delivery has the limits)."""
 
 
@@ -111,8 +114,13 @@ class Harness:
         self.committed: list[int] = []
         # Seeds from a seeded generator: every run deals the same cards, so a failure replays.
         seeds = random.Random(20260302)
-        self.svc = Service(Settings(DATABASE_URL=str(db.url)), db, clock=self.clock,
-                           after_commit=self.committed.extend, random_bits=seeds.getrandbits)
+        self.svc = Service(
+            Settings(DATABASE_URL=str(db.url)),
+            db,
+            clock=self.clock,
+            after_commit=self.committed.extend,
+            random_bits=seeds.getrandbits,
+        )
         self.channel = Inboxes("test")
         self._ids = itertools.count(1)
 

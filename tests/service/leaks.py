@@ -15,8 +15,10 @@ from functools import cache, lru_cache
 from service.texts.i18n import role_name, t
 
 #: What stands between a chooser and his choice in ``night.choice.other`` ("chose to", "ha scelto di").
-CHOICE_WORDS = {lang: t(lang, "night.choice.other", actor="\0", choice="\1").split("\0")[1].split("\1")[0].strip()
-                for lang in ("en", "it", "es")}
+CHOICE_WORDS = {
+    lang: t(lang, "night.choice.other", actor="\0", choice="\1").split("\0")[1].split("\1")[0].strip()
+    for lang in ("en", "it", "es")
+}
 
 
 def sentences(text: str) -> list[str]:
@@ -51,7 +53,9 @@ def mentions(text: str, lang: str, roles: tuple[tuple[str, str], ...]) -> tuple[
     return tuple(out)
 
 
-def leaks(text: str, reader: str, lang: str, roles: Mapping[str, str], cards: set[str],
-          mates: set[str]) -> list[str]:
-    return [f"{other}'s {what}" for other, what in mentions(text, lang, tuple(sorted(roles.items())))
-            if other != reader and other not in (cards if what.startswith("card") else mates)]
+def leaks(text: str, reader: str, lang: str, roles: Mapping[str, str], cards: set[str], mates: set[str]) -> list[str]:
+    return [
+        f"{other}'s {what}"
+        for other, what in mentions(text, lang, tuple(sorted(roles.items())))
+        if other != reader and other not in (cards if what.startswith("card") else mates)
+    ]

@@ -136,8 +136,11 @@ def known_in(s: Session, game: Game) -> dict[str, tuple[set[str], set[str]]]:
     """What each player of a game played through the service may know (``secrecy.known``): its
     moves come from the game's event log, as the players made them."""
     state = engine.from_json(game.state or "")
-    log = s.exec(select(GameEvent.data).where(GameEvent.game_id == game.id, GameEvent.kind == "move")
-                 .order_by(col(GameEvent.seq))).all()
+    log = s.exec(
+        select(GameEvent.data)
+        .where(GameEvent.game_id == game.id, GameEvent.kind == "move")
+        .order_by(col(GameEvent.seq))
+    ).all()
     table = table_of(state, moves_of(log))
     return {p: known(table, p) for p in state.players}
 
@@ -151,8 +154,11 @@ def check_outbox(h: Harness, tables: list[Table]) -> int:
             state = engine.from_json(game.state or "")
             roles = {p: r.value for p, r in state.roles.items()}  # type: ignore[attr-defined]
             knows = known_in(s, game)
-            rows = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                          .where(Outbox.game_id == game.id)).all()
+            rows = s.exec(
+                select(Outbox, Identity)
+                .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+                .where(Outbox.game_id == game.id)
+            ).all()
             for row, person in rows:
                 seat = tb.seat_of.get((person.channel, person.address))
                 if seat is None or row.key in END_KEYS or row.key == SMS_MERGED:
@@ -162,4 +168,3 @@ def check_outbox(h: Harness, tables: list[Table]) -> int:
                 assert not found, (tb.seed, seat, row.key, row.status, found, row.text)
                 checked += 1
     return checked
-

@@ -10,12 +10,33 @@ from .conftest import Harness
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 WORDS = {
-    "en": {"new": "new", "join": "join", "start": "start", "kill": "kill", "see": "see", "vote": "vote",
-           "lang": "lang"},
-    "it": {"new": "nuova", "join": "entra", "start": "inizia", "kill": "sbrana", "see": "vedi",
-           "vote": "vota", "lang": "lingua"},
-    "es": {"new": "nueva", "join": "unirse", "start": "empezar", "kill": "matar", "see": "ver",
-           "vote": "votar", "lang": "idioma"},
+    "en": {
+        "new": "new",
+        "join": "join",
+        "start": "start",
+        "kill": "kill",
+        "see": "see",
+        "vote": "vote",
+        "lang": "lang",
+    },
+    "it": {
+        "new": "nuova",
+        "join": "entra",
+        "start": "inizia",
+        "kill": "sbrana",
+        "see": "vedi",
+        "vote": "vota",
+        "lang": "lingua",
+    },
+    "es": {
+        "new": "nueva",
+        "join": "unirse",
+        "start": "empezar",
+        "kill": "matar",
+        "see": "ver",
+        "vote": "votar",
+        "lang": "idioma",
+    },
 }
 
 

@@ -106,8 +106,8 @@ def _each(knowers: Iterable[str], known: Iterable[str]) -> list[tuple[str, str]]
 def _looks(role: str) -> Pairs:
     def pairs(t: Table) -> list[tuple[str, str]]:
         members = t.channel(role)
-        return [(m, target) for actor, target in t.by("see", role, "mythomaniac") if actor in members
-                for m in members]
+        return [(m, target) for actor, target in t.by("see", role, "mythomaniac") if actor in members for m in members]
+
     return pairs
 
 
@@ -119,6 +119,7 @@ def _joined(roles: Sequence[str]) -> Pairs:
                 mates = t.pack() if roles == WOLVES else t.channel(became)
                 out += _each([myth], mates) + _each(mates, [myth])
         return out
+
     return pairs
 
 
@@ -128,54 +129,116 @@ def _burgomaster_sees(t: Table) -> list[tuple[str, str]]:
 
 TABLE: tuple[Rule, ...] = (
     # -- Lupus in Tabula, and the expansion's characters (rule sets tabula and aura) --------------
-    Rule("Werewolf, Lara", "the first night", "every Werewolf (Lara is one)",
-         'LIT: "The Werewolves open their eyes, and recognize each other"; LWR: Lara "is one of the Werewolves"',
-         lambda t: _each(t.holders(*WOLVES), t.holders(*WOLVES)), hears_choices=True),
-    Rule("Freemason", "the first night", "the other Freemason",
-         'LIT: "they are two Humans who know each other\'s role"',
-         lambda t: _each(t.holders("freemason"), t.holders("freemason"))),
-    Rule("Werecow", "the first night", "the Werewolves, and a Mythomaniac (they raise their hands)",
-         'LWR: "all the Werewolves raise a hand ... (So, the Werecow knows the Werewolves, but they do not know '
-         'who the Werecow is!)"; "The Mythomaniac raises his hand during the Werecow Phase"',
-         lambda t: _each(t.holders("werecow"), t.holders(*WOLVES, "mythomaniac"))),
-    Rule("Seer", "each night's look, see X", "X (Were or not), shared with a Mythomaniac who copied him",
-         'LIT: "the moderator reveals to him whether or not this is a Werewolf"; RULINGS: the copied look is '
-         '"in one shared private channel"', _looks("seer"), hears_choices=False),
-    Rule("Fortune Teller", "each night's look, see X", "X, shared with a Mythomaniac who copied her",
-         'LWR: "The Fortune Teller has the same ability as the Seer, but they do not know each other"',
-         _looks("fortune_teller")),
-    Rule("Darius", "each night's look, see X", "X",
-         'LWR: "Darius acts just like the Seer"', _looks("darius")),
-    Rule("Medium", "each night from the second", "whether the last player lynched was a Werewolf",
-         'LIT: "shows him thumbs-up, if the last player lynched was a Werewolf"',
-         lambda t: _each(t.holders("medium"), t.lynched)),
-    Rule("Mythomaniac", "mimic X, X a Werewolf or Lara", "the Werewolves, and they him; he hunts with them",
-         'LIT: "he immediately takes on the same role as the chosen player ... each decision is taken together"; '
-         'RULINGS: "is told the living Werewolves only, and only they are told of him"',
-         _joined(WOLVES), hears_choices=True),
-    Rule("Mythomaniac", "mimic X, X the Seer or the Fortune Teller", "X, and X him; they look together",
-         'LWR: "If he points at the Fortune Teller, he gains her ability and opens his eyes during the Fortune '
-         'Teller Phase"; RULINGS: "in one shared private channel with it"',
-         _joined(("seer", "fortune_teller")), hears_choices=True),
-    Rule("Hamlet (aura)", "the first night's peek X", "X's Aura, or X's card if X has none",
-         'LWR (4-7 players): "he can take a peek at another character\'s Aura card"; looks "see the Aura if '
-         'there is one, else the character" (RULINGS)', lambda t: t.by("peek", "hamlet")),
-    Rule("everyone", "a Deadalive, Dorian Wolf or Hamlet reveals himself", "his card",
-         'LWR: the Deadalive "reveals his character card"; Dorian Wolf "may reveal his character card to stay '
-         'alive"; Hamlet "may reveal his character card"',
-         lambda t: _each(t.players, [p for p in t.revealed if t.dealt.get(p) in REVEALERS])),
+    Rule(
+        "Werewolf, Lara",
+        "the first night",
+        "every Werewolf (Lara is one)",
+        'LIT: "The Werewolves open their eyes, and recognize each other"; LWR: Lara "is one of the Werewolves"',
+        lambda t: _each(t.holders(*WOLVES), t.holders(*WOLVES)),
+        hears_choices=True,
+    ),
+    Rule(
+        "Freemason",
+        "the first night",
+        "the other Freemason",
+        'LIT: "they are two Humans who know each other\'s role"',
+        lambda t: _each(t.holders("freemason"), t.holders("freemason")),
+    ),
+    Rule(
+        "Werecow",
+        "the first night",
+        "the Werewolves, and a Mythomaniac (they raise their hands)",
+        'LWR: "all the Werewolves raise a hand ... (So, the Werecow knows the Werewolves, but they do not know '
+        'who the Werecow is!)"; "The Mythomaniac raises his hand during the Werecow Phase"',
+        lambda t: _each(t.holders("werecow"), t.holders(*WOLVES, "mythomaniac")),
+    ),
+    Rule(
+        "Seer",
+        "each night's look, see X",
+        "X (Were or not), shared with a Mythomaniac who copied him",
+        'LIT: "the moderator reveals to him whether or not this is a Werewolf"; RULINGS: the copied look is '
+        '"in one shared private channel"',
+        _looks("seer"),
+        hears_choices=False,
+    ),
+    Rule(
+        "Fortune Teller",
+        "each night's look, see X",
+        "X, shared with a Mythomaniac who copied her",
+        'LWR: "The Fortune Teller has the same ability as the Seer, but they do not know each other"',
+        _looks("fortune_teller"),
+    ),
+    Rule("Darius", "each night's look, see X", "X", 'LWR: "Darius acts just like the Seer"', _looks("darius")),
+    Rule(
+        "Medium",
+        "each night from the second",
+        "whether the last player lynched was a Werewolf",
+        'LIT: "shows him thumbs-up, if the last player lynched was a Werewolf"',
+        lambda t: _each(t.holders("medium"), t.lynched),
+    ),
+    Rule(
+        "Mythomaniac",
+        "mimic X, X a Werewolf or Lara",
+        "the Werewolves, and they him; he hunts with them",
+        'LIT: "he immediately takes on the same role as the chosen player ... each decision is taken together"; '
+        'RULINGS: "is told the living Werewolves only, and only they are told of him"',
+        _joined(WOLVES),
+        hears_choices=True,
+    ),
+    Rule(
+        "Mythomaniac",
+        "mimic X, X the Seer or the Fortune Teller",
+        "X, and X him; they look together",
+        'LWR: "If he points at the Fortune Teller, he gains her ability and opens his eyes during the Fortune '
+        'Teller Phase"; RULINGS: "in one shared private channel with it"',
+        _joined(("seer", "fortune_teller")),
+        hears_choices=True,
+    ),
+    Rule(
+        "Hamlet (aura)",
+        "the first night's peek X",
+        "X's Aura, or X's card if X has none",
+        'LWR (4-7 players): "he can take a peek at another character\'s Aura card"; looks "see the Aura if '
+        'there is one, else the character" (RULINGS)',
+        lambda t: t.by("peek", "hamlet"),
+    ),
+    Rule(
+        "everyone",
+        "a Deadalive, Dorian Wolf or Hamlet reveals himself",
+        "his card",
+        'LWR: the Deadalive "reveals his character card"; Dorian Wolf "may reveal his character card to stay '
+        'alive"; Hamlet "may reveal his character card"',
+        lambda t: _each(t.players, [p for p in t.revealed if t.dealt.get(p) in REVEALERS]),
+    ),
     # -- Lupusburg --------------------------------------------------------------------------------
-    Rule("every player (Lupusburg)", "the deal", "his own two characters",
-         'LB: "Each player secretly looks at his characters"',
-         lambda t: [(owner(h), h) for h in t.dealt] if t.rules == "lupusburg" else []),
-    Rule("Thief", "each night's peek H", "the character in house H",
-         'LB: "he selects any one house, lifts it gently, looks at it"', lambda t: t.by("peek", "thief")),
-    Rule("Burgomaster", "his privilege on H", "the character in house H",
-         'LB: "He chooses one living character: the owner of that character secretly shows it to the '
-         'Burgomaster"', _burgomaster_sees),
-    Rule("the owner of H", "the Burgomaster's answer to his privilege", "the one character he is shown",
-         'LB: "who must then secretly show one of his own characters to that player"',
-         lambda t: sorted(t.shown)),
+    Rule(
+        "every player (Lupusburg)",
+        "the deal",
+        "his own two characters",
+        'LB: "Each player secretly looks at his characters"',
+        lambda t: [(owner(h), h) for h in t.dealt] if t.rules == "lupusburg" else [],
+    ),
+    Rule(
+        "Thief",
+        "each night's peek H",
+        "the character in house H",
+        'LB: "he selects any one house, lifts it gently, looks at it"',
+        lambda t: t.by("peek", "thief"),
+    ),
+    Rule(
+        "Burgomaster",
+        "his privilege on H",
+        "the character in house H",
+        'LB: "He chooses one living character: the owner of that character secretly shows it to the Burgomaster"',
+        _burgomaster_sees,
+    ),
+    Rule(
+        "the owner of H",
+        "the Burgomaster's answer to his privilege",
+        "the one character he is shown",
+        'LB: "who must then secretly show one of his own characters to that player"',
+        lambda t: sorted(t.shown),
+    ),
 )
 
 #: The characters that learn nothing of another's card, and why.
@@ -222,8 +285,9 @@ def moves_of(log: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, str | Non
     return out
 
 
-def table_of(state: Any, moves: Iterable[tuple[str, str, str | None]] = (),
-             shown: Iterable[tuple[str, str]] = ()) -> Table:
+def table_of(
+    state: Any, moves: Iterable[tuple[str, str, str | None]] = (), shown: Iterable[tuple[str, str]] = ()
+) -> Table:
     """The table of a game whose last state is ``state`` (its cards, the lynched, the cards lying
     face up) and whose players made ``moves``."""
     rules = state.rules.value

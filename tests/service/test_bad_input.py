@@ -11,48 +11,48 @@ from .conftest import Harness
 from .play import open_game, play_phase, start
 
 BAD = [
-    ("ann", "vote"),                      # no target
-    ("ann", "vote nobodyhere"),           # no such player
-    ("ann", "vote 99"),                   # no such number
-    ("ann", "vote ann bob"),              # two names
-    ("ann", "see bob"),                   # a power she does not have (or not now)
-    ("ann", "kill"),                      # no target / not hers
+    ("ann", "vote"),  # no target
+    ("ann", "vote nobodyhere"),  # no such player
+    ("ann", "vote 99"),  # no such number
+    ("ann", "vote ann bob"),  # two names
+    ("ann", "see bob"),  # a power she does not have (or not now)
+    ("ann", "kill"),  # no target / not hers
     ("ann", "protect bob"),
     ("ann", "mimic bob"),
     ("ann", "revive"),
     ("ann", "coin 3"),
     ("ann", "lang xx"),
-    ("ann", "extend 2h"),                 # not a host
+    ("ann", "extend 2h"),  # not a host
     ("ann", "pause"),
     ("ann", "replace bob"),
     ("ann", "remove bob"),
     ("ann", "end yes"),
     ("ann", "start"),
-    ("ann", "leave"),                     # the game is running
-    ("ann", "#ZZZZ vote bob"),            # no such game
+    ("ann", "leave"),  # the game is running
+    ("ann", "#ZZZZ vote bob"),  # no such game
     ("ann", "join"),
     ("ann", "join ZZZZ ann"),
-    ("ann", "record"),                    # not before the end
-    ("stranger", "vote bob"),             # not in a game
+    ("ann", "record"),  # not before the end
+    ("stranger", "vote bob"),  # not in a game
     ("stranger", "status"),
     ("stranger", "hello everyone"),
-    ("host", "extend soon"),              # not a duration
-    ("host", "resume"),                   # not paused
+    ("host", "extend soon"),  # not a duration
+    ("host", "resume"),  # not paused
     ("host", "replace nobodyhere"),
-    ("host", "new deck unicorn"),         # not a character
+    ("host", "new deck unicorn"),  # not a character
     ("host", "new night forever"),
     ("host", "new tz Mars/Olympus"),
-    ("ann", "cohost bob"),                # not a host
+    ("ann", "cohost bob"),  # not a host
     ("ann", "set night 2h"),
-    ("ann", "say"),                       # nothing to say
+    ("ann", "say"),  # nothing to say
     ("ann", "digest maybe"),
     ("ann", "tz Mars/Olympus"),
     ("host", "cohost nobodyhere"),
     ("host", "remove nobodyhere"),
-    ("host", "set deck seer"),            # only timings once running
+    ("host", "set deck seer"),  # only timings once running
     ("host", "set"),
-    ("host", "end"),                      # needs yes
-    ("host", "shorten 99d"),              # past the longest duration
+    ("host", "end"),  # needs yes
+    ("host", "shorten 99d"),  # past the longest duration
 ]
 
 
@@ -96,31 +96,31 @@ def test_ambiguous_prefix_gets_a_question(h: Harness) -> None:
 
 
 LOBBY_BAD = [
-    ("ann", "vote bob"),                  # no game running yet
+    ("ann", "vote bob"),  # no game running yet
     ("ann", "kill bob"),
     ("ann", "role"),
     ("ann", "record"),
-    ("ann", "start"),                     # not a host
+    ("ann", "start"),  # not a host
     ("ann", "set night 2h"),
     ("ann", "cohost bob"),
     ("ann", "remove bob"),
     ("ann", "end yes"),
     ("ann", "extend 2h"),
-    ("ann", "join {code} ann2"),          # already in it
-    ("zed", "join {code}"),               # no name
-    ("zed", "join {code} ann"),           # taken
+    ("ann", "join {code} ann2"),  # already in it
+    ("zed", "join {code}"),  # no name
+    ("zed", "join {code} ann"),  # taken
     ("zed", "join {code} two words"),
     ("zed", "join {code} 7"),
-    ("zed", "join {code} " + "x" * 21),   # too long
-    ("zed", "leave"),                     # not in it
-    ("zed", "#{code} status"),            # not a member
-    ("zed", "volunteer {code}"),          # not running
-    ("host", "extend 2h"),                # not running
+    ("zed", "join {code} " + "x" * 21),  # too long
+    ("zed", "leave"),  # not in it
+    ("zed", "#{code} status"),  # not a member
+    ("zed", "volunteer {code}"),  # not running
+    ("host", "extend 2h"),  # not running
     ("host", "pause"),
     ("host", "replace bob"),
     ("host", "cohost nobodyhere"),
     ("host", "remove nobodyhere"),
-    ("host", "end"),                      # needs yes
+    ("host", "end"),  # needs yes
     ("host", "set deck unicorn"),
     ("host", "set"),
     ("host", "tz Mars/Olympus"),

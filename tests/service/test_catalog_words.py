@@ -17,24 +17,126 @@ from service.texts.i18n import LOCALE_DIR
 #: English words that slipped into Italian and Spanish texts before, or could: the house words, the
 #: words of a move or of the table, and glue words no Italian or Spanish sentence holds. The
 #: characters' and themes' English identifiers are added from the engine (``FORBIDDEN``).
-ENGLISH_WORDS = frozenset((
-    "left", "right", "house", "houses", "the", "and", "you", "your", "with", "of", "to", "is", "are", "was",
-    "not", "or", "yes", "on", "off", "what", "who", "whom", "which", "for", "from", "this", "that", "game",
-    "games", "vote", "votes", "voted", "night", "nights", "day", "days", "player", "players", "write", "text",
-    "help", "new", "join", "start", "begin", "leave", "say", "status", "role", "card", "cards", "deck",
-    "theme", "themes", "seat", "seats", "host", "ballot", "nominations", "suspect", "suspects", "kill", "see",
-    "look", "protect", "peek", "show", "bet", "coin", "seal", "chest", "claw", "pack", "lodge", "town",
-    "square", "ghost", "ghosts", "dead", "alive", "died", "killed", "lynched", "wins", "win", "won", "lost",
-    "over", "until", "now", "dawn", "tie", "tally", "winner", "winners", "nobody", "shuffle", "again",
-    "replace", "remove", "extend", "shorten", "pause", "resume", "volunteer", "record", "lang", "rules",
-))
+ENGLISH_WORDS = frozenset(
+    (
+        "left",
+        "right",
+        "house",
+        "houses",
+        "the",
+        "and",
+        "you",
+        "your",
+        "with",
+        "of",
+        "to",
+        "is",
+        "are",
+        "was",
+        "not",
+        "or",
+        "yes",
+        "on",
+        "off",
+        "what",
+        "who",
+        "whom",
+        "which",
+        "for",
+        "from",
+        "this",
+        "that",
+        "game",
+        "games",
+        "vote",
+        "votes",
+        "voted",
+        "night",
+        "nights",
+        "day",
+        "days",
+        "player",
+        "players",
+        "write",
+        "text",
+        "help",
+        "new",
+        "join",
+        "start",
+        "begin",
+        "leave",
+        "say",
+        "status",
+        "role",
+        "card",
+        "cards",
+        "deck",
+        "theme",
+        "themes",
+        "seat",
+        "seats",
+        "host",
+        "ballot",
+        "nominations",
+        "suspect",
+        "suspects",
+        "kill",
+        "see",
+        "look",
+        "protect",
+        "peek",
+        "show",
+        "bet",
+        "coin",
+        "seal",
+        "chest",
+        "claw",
+        "pack",
+        "lodge",
+        "town",
+        "square",
+        "ghost",
+        "ghosts",
+        "dead",
+        "alive",
+        "died",
+        "killed",
+        "lynched",
+        "wins",
+        "win",
+        "won",
+        "lost",
+        "over",
+        "until",
+        "now",
+        "dawn",
+        "tie",
+        "tally",
+        "winner",
+        "winners",
+        "nobody",
+        "shuffle",
+        "again",
+        "replace",
+        "remove",
+        "extend",
+        "shorten",
+        "pause",
+        "resume",
+        "volunteer",
+        "record",
+        "lang",
+        "rules",
+    )
+)
 
 #: Words of the characters' English names that the Italian and Spanish texts may keep: proper names
 #: (the expansion's Lara, Baron Samedi's Samedi, Darius, Dorian, Dr. Jekyll and Mr. Hyde, Hamlet,
 #: Miss Purple, whom Italian calls "Miss Purple" as it says "Miss Italia"), and Medium, the Italian
 #: rulebook's own name for the card ("Medium (9): è un umano...").
-PROPER_NAMES = frozenset({"lara", "samedi", "darius", "dorian", "jekyll", "dr", "hyde", "mr", "hamlet", "miss",
-                          "purple", "medium"})
+PROPER_NAMES = frozenset(
+    {"lara", "samedi", "darius", "dorian", "jekyll", "dr", "hyde", "mr", "hamlet", "miss", "purple", "medium"}
+)
 
 #: English words the parser needs and has no Italian or Spanish for: none today. A word put here
 #: must be one a player types (a command word), said with the reason.
@@ -76,8 +178,17 @@ def english_words(text: str) -> list[str]:
 
 
 def test_the_list_holds_the_house_words_and_every_identifier() -> None:
-    assert {"left", "right", "werewolf", "seer", "villager", "owl_man", "mythomania", "nights_of_blood",
-            "different_factions_different_afterlives"} <= FORBIDDEN
+    assert {
+        "left",
+        "right",
+        "werewolf",
+        "seer",
+        "villager",
+        "owl_man",
+        "mythomania",
+        "nights_of_blood",
+        "different_factions_different_afterlives",
+    } <= FORBIDDEN
     assert "medium" not in FORBIDDEN and "samedi" not in FORBIDDEN
     assert english_words("vota NOME:left, mazzo seer medium, tema mythomania") == ["left", "seer", "mythomania"]
     assert english_words("vota {left} e {right}, poi sinistra") == []
@@ -86,8 +197,12 @@ def test_the_list_holds_the_house_words_and_every_identifier() -> None:
 
 @pytest.mark.parametrize("lang", ["it", "es"])
 def test_no_italian_or_spanish_text_holds_an_english_word(lang: str) -> None:
-    found = {key: words for key, m in _messages(lang).items()
-             for words in [sorted({w for form in _forms(m) for w in english_words(form)})] if words}
+    found = {
+        key: words
+        for key, m in _messages(lang).items()
+        for words in [sorted({w for form in _forms(m) for w in english_words(form)})]
+        if words
+    }
     assert found == {}, f"{lang}: English words in {found}"
 
 
@@ -123,8 +238,10 @@ def test_every_entry_has_the_english_fields_and_every_plural_form(lang: str) -> 
             wrong.append((key, f"{sum(map(bool, forms))} plural forms, not {plurals}"))
         # A plural form may leave the count unsaid ("e altri 3" / "e 1 altro"), never add a field.
         elif isinstance(m.id, tuple):
-            if any(set(PLACEHOLDER.findall(f)) - english for f in forms) or \
-                    {p for f in forms for p in PLACEHOLDER.findall(f)} != english:
+            if (
+                any(set(PLACEHOLDER.findall(f)) - english for f in forms)
+                or {p for f in forms for p in PLACEHOLDER.findall(f)} != english
+            ):
                 wrong.append((key, "fields differ from the English"))
         elif set(PLACEHOLDER.findall(forms[0])) != english:
             wrong.append((key, "fields differ from the English"))

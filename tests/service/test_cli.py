@@ -52,7 +52,8 @@ def test_games_lists_each_game_with_its_phase_and_deadline(h: Harness, monkeypat
     # The deadline in the game's own time zone, which is named, and the zone itself (UTC before).
     zone = ZoneInfo(game.timezone)
     local = game.deadline.astimezone(zone)
-    assert lines[running][1:6] == ["running", "phase", str(game.phase_no), "night",
-                                   local.strftime("%Y-%m-%d")], lines[running]
+    assert lines[running][1:6] == ["running", "phase", str(game.phase_no), "night", local.strftime("%Y-%m-%d")], lines[
+        running
+    ]
     assert lines[running][6:9] == [local.strftime("%H:%M"), zone_name(game.deadline, zone), game.timezone]
     assert lines[running][9:11] == ["8", "players"], lines[running]

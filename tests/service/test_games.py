@@ -12,8 +12,11 @@ from .conftest import Harness
 from .play import NAMES, open_game, play_to_end, start
 
 OVER = {"en": "Game over", "it": "Partita finita", "es": "Fin de la partida"}
-NIGHTS = {"en": "What happened, night by night:\nNight 1:", "it": "Com'è andata, notte per notte:\nNotte 1:",
-          "es": "Lo que pasó, noche a noche:\nNoche 1:"}
+NIGHTS = {
+    "en": "What happened, night by night:\nNight 1:",
+    "it": "Com'è andata, notte per notte:\nNotte 1:",
+    "es": "Lo que pasó, noche a noche:\nNoche 1:",
+}
 KILL = {"en": " killed ", "it": " hanno sbranato ", "es": " mataron a "}  # what happened, in sentences
 WON = {"en": ("You won.", "You lost."), "it": ("Hai vinto.", "Hai perso."), "es": ("Ganaste.", "Perdiste.")}
 ROLE = {"en": "Your character", "it": "Il tuo personaggio", "es": "Tu personaje"}

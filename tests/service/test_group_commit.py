@@ -33,8 +33,24 @@ from .play import open_game, start
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 WHO = [*NAMES, "host", "newcomer", "stranger"]
-SAID = ["vote ann", "vote bob", "vote cat", "vote zzz", "status", "line hello all", "help", "blorp",
-        "kill ann", "lang it", "join ABCD", "players", "role", "vota dan", "vote " + "x" * 300, ""]
+SAID = [
+    "vote ann",
+    "vote bob",
+    "vote cat",
+    "vote zzz",
+    "status",
+    "line hello all",
+    "help",
+    "blorp",
+    "kill ann",
+    "lang it",
+    "join ABCD",
+    "players",
+    "role",
+    "vota dan",
+    "vote " + "x" * 300,
+    "",
+]
 
 
 def _harness(template: Path, where: Path) -> Harness:
@@ -55,19 +71,22 @@ def _everything(h: Harness) -> dict[str, Any]:
         game = s.exec(select(Game).order_by(col(Game.id))).all()
         return {
             "games": [(g.code, g.status, g.phase_no, g.state, g.version, g.deadline) for g in game],
-            "outbox": [(o.identity_id, o.key, o.text, o.status, o.dedup_key, o.buttons)
-                       for o in s.exec(select(Outbox).order_by(col(Outbox.id)))],
+            "outbox": [
+                (o.identity_id, o.key, o.text, o.status, o.dedup_key, o.buttons)
+                for o in s.exec(select(Outbox).order_by(col(Outbox.id)))
+            ],
             "inbound": sorted((i.external_id, i.identity_id, i.text) for i in s.exec(select(Inbound))),
-            "events": [(e.game_id, e.seq, e.kind, e.key, e.data, e.audience)
-                       for e in s.exec(select(GameEvent).order_by(col(GameEvent.id)))],
+            "events": [
+                (e.game_id, e.seq, e.kind, e.key, e.data, e.audience)
+                for e in s.exec(select(GameEvent).order_by(col(GameEvent.id)))
+            ],
         }
 
 
 def messages(code: str) -> st.SearchStrategy[list[tuple[str, str, int]]]:
     """Who, what (a move or a question of this game, or anything hostile), and an external id:
     one drawn twice is a repeat delivery (Telegram retrying), whatever its text."""
-    said = st.one_of(st.sampled_from(SAID), st.sampled_from(SAID).map(lambda t: f"#{code} {t}"),
-                     hostile_texts(code))
+    said = st.one_of(st.sampled_from(SAID), st.sampled_from(SAID).map(lambda t: f"#{code} {t}"), hostile_texts(code))
     return st.lists(st.tuples(st.sampled_from(WHO), said, st.integers(0, 40)), min_size=1, max_size=40)
 
 
@@ -76,12 +95,16 @@ chunks = st.lists(st.integers(1, 9), min_size=1, max_size=12)
 
 # No shrinking: an example takes about a second, and shrinking a failure took five minutes; the
 # failing example is printed as drawn (at most 40 messages), which is enough to replay it.
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(data=st.data(), sizes=chunks)
 def test_a_batch_acts_exactly_like_the_same_messages_one_by_one(
-        data: st.DataObject, sizes: list[int], sqlite_template: Path,
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    data: st.DataObject, sizes: list[int], sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     where = tmp_path_factory.mktemp("gc")
     alone, together = _harness(sqlite_template, where / "alone.db"), _harness(sqlite_template, where / "together.db")
     with pytest.MonkeyPatch.context() as mp:  # the same game codes in both, for this game and any new
@@ -116,9 +139,13 @@ def test_a_repeat_among_a_batch_changes_nothing_and_answers_nothing(h: Harness) 
     code = _nominations(h)
     h.say("ann", f"#{code} vote bob", "first")
     version, rows = h.game().version, len(h.outbox())
-    got = h.svc.handle_inbound_many([Incoming("test", "ann", "first", f"#{code} vote cat"),
-                                     Incoming("test", "bob", "second", f"#{code} vote ann"),
-                                     Incoming("test", "bob", "second", f"#{code} vote cat")])
+    got = h.svc.handle_inbound_many(
+        [
+            Incoming("test", "ann", "first", f"#{code} vote cat"),
+            Incoming("test", "bob", "second", f"#{code} vote ann"),
+            Incoming("test", "bob", "second", f"#{code} vote cat"),
+        ]
+    )
     assert got[0] == [] and got[2] == []
     assert h.game().version == version + 1  # only bob's one vote
     assert len(h.outbox()) > rows
@@ -138,9 +165,13 @@ def test_a_message_that_fails_costs_the_others_nothing(h: Harness, monkeypatch: 
     monkeypatch.setattr(app_module, "dispatch", failing)
     version = h.game().version
     committed_before = len(h.committed)
-    got = h.svc.handle_inbound_many([Incoming("test", "ann", "a1", f"#{code} vote bob"),
-                                     Incoming("test", "cat", "c1", f"#{code} vote bob"),
-                                     Incoming("test", "bob", "b1", f"#{code} vote ann")])
+    got = h.svc.handle_inbound_many(
+        [
+            Incoming("test", "ann", "a1", f"#{code} vote bob"),
+            Incoming("test", "cat", "c1", f"#{code} vote bob"),
+            Incoming("test", "bob", "b1", f"#{code} vote ann"),
+        ]
+    )
     assert isinstance(got[1], RuntimeError)
     assert isinstance(got[0], list) and isinstance(got[2], list)
     assert h.game().version == version + 2
@@ -190,7 +221,8 @@ def _holding(db: Engine, code: str) -> Iterator[threading.Event]:
 
 @pytest.mark.postgres
 def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
-        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
     db = make_engine(pg_url)
     with db.begin() as c:
         c.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
@@ -199,8 +231,9 @@ def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
     with _holding(db, code) as release, caplog.at_level("INFO", logger="service.game.app"):
         threading.Timer(0.6, release.set).start()
         t0 = time.monotonic()
-        got = h.svc.handle_inbound_many([Incoming("test", "ann", "a1", f"#{code} vote bob"),
-                                         Incoming("test", "bob", "b1", f"#{code} vote ann")])
+        got = h.svc.handle_inbound_many(
+            [Incoming("test", "ann", "a1", f"#{code} vote bob"), Incoming("test", "bob", "b1", f"#{code} vote ann")]
+        )
     assert all(isinstance(r, list) for r in got)
     assert "one by one after OperationalError" in caplog.text
     assert time.monotonic() - t0 >= 0.5  # the one-by-one runs waited for the lock as usual
@@ -211,7 +244,8 @@ def test_a_batch_that_waits_on_a_locked_game_runs_one_by_one_instead(
 
 @pytest.mark.postgres
 def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_lock_in_a_cycle(
-        pg_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    pg_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Another transaction holds the older game A; a batch names B, then A. Had the batch locked B
     for its first command and then waited for A, a transaction wanting B next (another web
     process's batch, holding A) would wait for it in a cycle. It waits for A before it takes B."""
@@ -224,14 +258,26 @@ def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_
     code = _nominations(h)
     monkeypatch.setattr(app_module, "BATCH_LOCK_WAIT", "20s")  # the test, not the timeout, decides
     got: list[Any] = []
-    batch = threading.Thread(target=lambda: got.extend(h.svc.handle_inbound_many(
-        [Incoming("test", "ann", "a1", f"#{code} vote bob"), Incoming("test", "newcomer", "n1", f"#{older} status")])))
+    batch = threading.Thread(
+        target=lambda: got.extend(
+            h.svc.handle_inbound_many(
+                [
+                    Incoming("test", "ann", "a1", f"#{code} vote bob"),
+                    Incoming("test", "newcomer", "n1", f"#{older} status"),
+                ]
+            )
+        )
+    )
     with _holding(db, older) as release_a, caplog.at_level("INFO", logger="service.game.app"):
         batch.start()
         with db.connect() as c:
             end = time.monotonic() + 10
-            while not c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                     "AND wait_event_type = 'Lock'")).scalar_one():
+            while not c.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'"
+                )
+            ).scalar_one():
                 assert time.monotonic() < end, "the batch never waited for game A"
                 time.sleep(0.02)
             c.rollback()

@@ -69,14 +69,16 @@ def test_guide_alone_lists_every_box_outside_a_game_and_the_rule_sets_inside(h: 
         "Criceto Mannaro, Mitomane.",
         "La vendetta della Lupa Mannara: Lara, Barone Samedi, Miss Purple, Darius, Mucca Mannara, Morto Vivente, "
         "Dorian Lupo, Dottor Jekyll, Amleto, Indovino.",
-        "Lupusburg: Lupo Mannaro, Ladro, Cittadino."]
+        "Lupusburg: Lupo Mannaro, Ladro, Cittadino.",
+    ]
     assert lines[3] == "Temi della Vendetta della Lupa Mannara:"
     assert lines[4:-1] == cards.themes_list("it").split("\n") and len(lines[4:-1]) == 7
     assert lines[-1] == "Scrivi guida NOME per un personaggio o un tema."
     # In a Lupusburg game: its characters only, no theme.
     open_game(h, "en", names=["bob"], extra="lupusburg")
-    assert h.say("bob", "guide") == ["Lupusburg: Werewolf, Thief, Townsfolk.\n"
-                                     "Write guide NAME for a character or a theme."]
+    assert h.say("bob", "guide") == [
+        "Lupusburg: Werewolf, Thief, Townsfolk.\nWrite guide NAME for a character or a theme."
+    ]
     (out,) = h.say("bob", "guide werewolf")  # his box's Werewolf
     assert out == f"Werewolf (Lupusburg): {cards.card_text('en', 'werewolf', 'lupusburg')}"
 

@@ -177,7 +177,8 @@ def test_the_host_sets_options_in_the_lobby_and_timings_later(h: Harness) -> Non
     # A set of the deck is answered with the deck as it would be dealt to the players now in.
     assert h.say("host", "set night 2h deck seer medium shuffle off") == [
         f"Game {h.game().code}: noted. The deck for the 8 players now in: Medium (1), Seer (1), Villager (4), "
-        "Werewolf (2)."]
+        "Werewolf (2)."
+    ]
     game = h.game()
     assert game.options == {"night_minutes": 120, "shuffle": False} and game.setup == {"specials": ["seer", "medium"]}
     assert "did not understand" in h.say("host", "set deck unicorn")[0]
@@ -221,20 +222,28 @@ def test_the_moderator_may_not_take_an_open_seat(h: Harness) -> None:
     code = open_game(h)
     start(h)
     h.say("host", "replace dan")
-    assert h.say("host", f"join {code}") == [f"#{code}: you moderate this game and have read every secret, "
-                                             "so you may not take a seat in it."]
-    assert h.say("host", f"volunteer {code}") == [f"#{code}: you moderate this game and have read every secret, "
-                                                  "so you may not take a seat in it."]
+    assert h.say("host", f"join {code}") == [
+        f"#{code}: you moderate this game and have read every secret, so you may not take a seat in it."
+    ]
+    assert h.say("host", f"volunteer {code}") == [
+        f"#{code}: you moderate this game and have read every secret, so you may not take a seat in it."
+    ]
     assert "status shows everything" in h.say("host", "help")[0]  # still the moderator, seat still open
     assert h.say("newbie", f"join {code}")[0] == f"You take over dan in game {code}."
 
 
-HOST_WORDS = {"it": ("sostituisci", "pausa", "riprendi", "proroga"),
-              "es": ("reemplazar", "pausa", "reanudar", "extender")}
-WELCOME = {"it": "Prendi il posto di {name} nella partita {code}.",
-           "es": "Ocupas el lugar de {name} en la partida {code}."}
-PAUSED = {"it": "Un organizzatore ha messo in pausa la partita: l'orologio è fermo.",
-          "es": "Un anfitrión pausó la partida: el reloj está parado."}
+HOST_WORDS = {
+    "it": ("sostituisci", "pausa", "riprendi", "proroga"),
+    "es": ("reemplazar", "pausa", "reanudar", "extender"),
+}
+WELCOME = {
+    "it": "Prendi il posto di {name} nella partita {code}.",
+    "es": "Ocupas el lugar de {name} en la partida {code}.",
+}
+PAUSED = {
+    "it": "Un organizzatore ha messo in pausa la partita: l'orologio è fermo.",
+    "es": "Un anfitrión pausó la partida: el reloj está parado.",
+}
 CARD = {"it": "Il tuo personaggio: Lupo Mannaro.", "es": "Tu personaje: Hombre Lobo."}
 
 

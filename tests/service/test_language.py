@@ -15,22 +15,25 @@ from service.texts.grammar import Ambiguous, NoMatch, NoSeat, parse, parse_durat
 from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
 
 
-@pytest.mark.parametrize(("text", "verb", "args", "code"), [
-    ("vote bob", "vote", ("bob",), None),
-    ("VOTA Bob", "vote", ("Bob",), None),
-    ("votar bob", "vote", ("bob",), None),
-    ("Sbrána dan", "kill", ("dan",), None),
-    ("matar dan", "kill", ("dan",), None),
-    ("vedi 3", "see", ("3",), None),
-    ("/vote@LupusBot bob", "vote", ("bob",), None),
-    ("#k7q vote bob", "vote", ("bob",), "K7Q"),
-    ("proteger eve", "protect", ("eve",), None),
-    ("aiuto", "help", (), None),
-    ("ayuda", "help", (), None),
-    ("lingua es", "lang", ("es",), None),
-    ("unirse K7Q Ana", "join", ("K7Q", "Ana"), None),
-    ("hello there", None, ("hello", "there"), None),
-])
+@pytest.mark.parametrize(
+    ("text", "verb", "args", "code"),
+    [
+        ("vote bob", "vote", ("bob",), None),
+        ("VOTA Bob", "vote", ("Bob",), None),
+        ("votar bob", "vote", ("bob",), None),
+        ("Sbrána dan", "kill", ("dan",), None),
+        ("matar dan", "kill", ("dan",), None),
+        ("vedi 3", "see", ("3",), None),
+        ("/vote@LupusBot bob", "vote", ("bob",), None),
+        ("#k7q vote bob", "vote", ("bob",), "K7Q"),
+        ("proteger eve", "protect", ("eve",), None),
+        ("aiuto", "help", (), None),
+        ("ayuda", "help", (), None),
+        ("lingua es", "lang", ("es",), None),
+        ("unirse K7Q Ana", "join", ("K7Q", "Ana"), None),
+        ("hello there", None, ("hello", "there"), None),
+    ],
+)
 def test_parse(text: str, verb: str | None, args: tuple[str, ...], code: str | None) -> None:
     p = parse(text)
     assert (p.verb, p.args, p.code) == (verb, args, code)
@@ -79,9 +82,21 @@ def test_a_number_is_a_seat_whatever_list_came_last() -> None:
     assert resolve("1", ["left", "right"], seats) == "1"
 
 
-@pytest.mark.parametrize(("text", "minutes"), [("2h", 120), ("90m", 90), ("1h30", 90), ("1d", 1440),
-                                                ("3 ore", 180), ("2 horas", 120), ("45", 45), ("soon", None),
-                                                ("0", None), ("99d", None)])
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("2h", 120),
+        ("90m", 90),
+        ("1h30", 90),
+        ("1d", 1440),
+        ("3 ore", 180),
+        ("2 horas", 120),
+        ("45", 45),
+        ("soon", None),
+        ("0", None),
+        ("99d", None),
+    ],
+)
 def test_durations(text: str, minutes: int | None) -> None:
     assert parse_duration(text) == minutes
 
@@ -108,8 +123,7 @@ def _plurals(lang: str) -> dict[str, tuple[str, ...]]:
 #: Plural entries whose verb agrees with a subject that is no count: the actors named ("ann kills bob",
 #: "ann,dan kill bob"), the side that won ("the Werehamster wins", "the Werewolves win"), the dead
 #: named ("Alba: muore Jim", "Alba: muoiono Jim, Leo").
-AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over", "night.dawn.some",
-            "sms.night.dawn.some")
+AGREEING = ("reveal.move.", "game.over", "sms.game.over", "svc.status.over", "night.dawn.some", "sms.night.dawn.some")
 
 
 def test_plural_messages_take_their_form_from_count() -> None:
@@ -144,8 +158,12 @@ def test_catalogs_have_the_same_keys_and_placeholders() -> None:
 def test_every_engine_event_key_has_a_text() -> None:
     import subprocess
 
-    found = subprocess.run(["git", "grep", "-hoE", r"(tell|announce)\([^\"]*\"[a-z_.]+\"|Event\(\"[a-z_.]+\"",
-                            "--", "engine"], capture_output=True, text=True, check=False).stdout
+    found = subprocess.run(
+        ["git", "grep", "-hoE", r"(tell|announce)\([^\"]*\"[a-z_.]+\"|Event\(\"[a-z_.]+\"", "--", "engine"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     keys = set(re.findall(r"\"([a-z_.]+)\"", found))
     reader, info = render.Reader("ann", "en"), render.Info("K7Q", "Europe/Rome", None)
     unknown = t("en", "event.unknown", key="", data="")
@@ -166,7 +184,7 @@ def test_english_and_italian_texts_fit_gsm7(lang: str) -> None:
 def test_spanish_texts_become_gsm7_for_sms() -> None:
     for text in _catalog("es").values():
         assert is_gsm7(gsm7(text))
-    assert gsm7("¿Quién votó? Señor “Núñez”…") == "¿Quién voto? Señor \"Nuñez\"..."
+    assert gsm7("¿Quién votó? Señor “Núñez”…") == '¿Quién voto? Señor "Nuñez"...'
 
 
 def test_engine_errors_read_in_the_players_language() -> None:
@@ -184,8 +202,11 @@ def test_engine_errors_read_in_the_players_language() -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_lupusburg_ballots_read_as_names_not_a_python_list(lang: str) -> None:
     # Lupusburg gives a player one ballot per living character: the event carries a list.
-    data = {"ballots": {"bea": ["ann", "bob"], "cid": ["ann"], "dan": "bob"},
-            "counts": {"ann": 2, "bob": 2}, "lynched": "ann"}
+    data = {
+        "ballots": {"bea": ["ann", "bob"], "cid": ["ann"], "dan": "bob"},
+        "counts": {"ann": 2, "bob": 2},
+        "lynched": "ann",
+    }
     text = render.event_text("day.ballots", data, render.Reader("bea", lang), render.Info("K7Q", "UTC", None))
     assert "bea -> ann + bob" in text and "cid -> ann" in text and "dan -> bob" in text
     assert not any(c in text for c in "[]'\""), text
@@ -194,12 +215,29 @@ def test_lupusburg_ballots_read_as_names_not_a_python_list(lang: str) -> None:
 #: The characters as the rulebooks name them: Lupus in Tabula in English and Italian, Lupusburg in
 #: Spanish (the rulebooks this project has in each language).
 RULEBOOK_NAMES = {
-    "en": {"villager": "Villager", "werewolf": "Werewolf", "seer": "Seer", "medium": "Medium",
-           "possessed": "Possessed", "bodyguard": "Bodyguard", "owl_man": "Owl-man", "freemason": "Freemason",
-           "werehamster": "Werehamster", "mythomaniac": "Mythomaniac"},
-    "it": {"werewolf": "Lupo Mannaro", "seer": "Veggente", "medium": "Medium", "possessed": "Indemoniato",
-           "bodyguard": "Guardia del corpo", "owl_man": "Gufo", "freemason": "Massone",
-           "werehamster": "Criceto Mannaro", "mythomaniac": "Mitomane"},
+    "en": {
+        "villager": "Villager",
+        "werewolf": "Werewolf",
+        "seer": "Seer",
+        "medium": "Medium",
+        "possessed": "Possessed",
+        "bodyguard": "Bodyguard",
+        "owl_man": "Owl-man",
+        "freemason": "Freemason",
+        "werehamster": "Werehamster",
+        "mythomaniac": "Mythomaniac",
+    },
+    "it": {
+        "werewolf": "Lupo Mannaro",
+        "seer": "Veggente",
+        "medium": "Medium",
+        "possessed": "Indemoniato",
+        "bodyguard": "Guardia del corpo",
+        "owl_man": "Gufo",
+        "freemason": "Massone",
+        "werehamster": "Criceto Mannaro",
+        "mythomaniac": "Mitomane",
+    },
     "es": {"werewolf": "Hombre Lobo", "thief": "Ladrón", "townsfolk": "Habitante del pueblo"},
 }
 
@@ -215,8 +253,15 @@ def test_characters_have_the_rulebooks_names(lang: str) -> None:
 
 
 #: The help texts list what a player may type: every such word must be one the grammar knows.
-HELP_KEYS = ("svc.help.none", "svc.help.lobby", "svc.help.host_lobby", "svc.help.over", "svc.help.host",
-             "svc.help.now", "svc.help.nothing")
+HELP_KEYS = (
+    "svc.help.none",
+    "svc.help.lobby",
+    "svc.help.host_lobby",
+    "svc.help.over",
+    "svc.help.host",
+    "svc.help.now",
+    "svc.help.nothing",
+)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -240,12 +285,27 @@ def test_every_variant_of_an_event_is_in_every_catalog_under_the_events_own_key(
     # The rule a newcomer greps by (render.VARIANTS): an event's message is its key, or the key and
     # a variant. Each branch of each variant is drawn by one of these data; all must be catalogued.
     samples: list[dict[str, object]] = [
-        {}, {"dead": ["bob"]}, {"overridden": True}, {"blocked": True}, {"aura": "wicked"}, {"role": "seer"},
-        {"were": True}, {"chest": True}, {"on": True}, {"random": True}, {"aura": None}, {"actor": "zed"},
+        {},
+        {"dead": ["bob"]},
+        {"overridden": True},
+        {"blocked": True},
+        {"aura": "wicked"},
+        {"role": "seer"},
+        {"were": True},
+        {"chest": True},
+        {"on": True},
+        {"random": True},
+        {"aura": None},
+        {"actor": "zed"},
         {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]]},
         {"counts": {"bob": 1, "eve": 1}, "lynched": "bob"},
         # Lupusburg: its events name the Burgomaster; some read otherwise to the player they name.
-        {"burgomaster": "zed"}, {"burgomaster": "ann"}, {"player": "ann"}, {"seen": "ann:left"}, {"of": 2}]
+        {"burgomaster": "zed"},
+        {"burgomaster": "ann"},
+        {"player": "ann"},
+        {"seen": "ann:left"},
+        {"of": 2},
+    ]
     readers = [render.Reader("ann", "en"), render.Reader("ann", "en", acts=True)]  # the ballot's voter
     catalogs = {lang: _catalog(lang) for lang in LANGUAGES}
     for key in render.VARIANTS:
@@ -264,43 +324,71 @@ def test_a_tie_the_order_around_the_table_broke_is_said_as_one(lang: str) -> Non
     order = {"by": "welcome", "player": "fay", "first": "gus"}
     tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2], ["dan", 1]], "order": order}
     text = render.event_text("day.suspects", tied, reader, info)
-    assert text == t(lang, "day.suspects.tie", suspects="bob, eve", tied="bea",
-                     order=t(lang, "tie.order.welcome", player="fay")), text
-    for plain in ({"suspects": ["bob", "eve"], "tally": [["bob", 3], ["eve", 2], ["bea", 1]]},
-                  {"suspects": ["bob", "owl"], "tally": [["bob", 2], ["eve", 2]]},  # the Owl-man's choice
-                  {"suspects": ["bob", "eve"], "tally": [["bob", 1]]}):  # the second filled in
+    assert text == t(
+        lang, "day.suspects.tie", suspects="bob, eve", tied="bea", order=t(lang, "tie.order.welcome", player="fay")
+    ), text
+    for plain in (
+        {"suspects": ["bob", "eve"], "tally": [["bob", 3], ["eve", 2], ["bea", 1]]},
+        {"suspects": ["bob", "owl"], "tally": [["bob", 2], ["eve", 2]]},  # the Owl-man's choice
+        {"suspects": ["bob", "eve"], "tally": [["bob", 1]]},
+    ):  # the second filled in
         assert render.event_text("day.suspects", plain, reader, info) == t(
-            lang, "day.suspects", suspects=", ".join(plain["suspects"])), plain  # type: ignore[arg-type]
-    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob",
-               "order": order}
+            lang,
+            "day.suspects",
+            suspects=", ".join(plain["suspects"]),  # type: ignore[arg-type]
+        ), plain
+    ballots = {
+        "ballots": {"ann": "bob", "dan": "eve"},
+        "counts": {"bob": 1, "eve": 1},
+        "lynched": "bob",
+        "order": order,
+    }
     assert render.message_key("day.ballots", ballots, reader) == "day.ballots.tie"
     sms = render.Reader("ann", lang, sms=True)
     assert render.event_text("day.ballots", ballots, sms, info).startswith(
-        t(lang, "sms.day.ballots.tie", lynched="bob", ballots="", first="gus").split("bob")[0])
+        t(lang, "sms.day.ballots.tie", lynched="bob", ballots="", first="gus").split("bob")[0]
+    )
     ballots["counts"] = {"bob": 2, "eve": 1}
     assert render.message_key("day.ballots", ballots, reader) == "day.ballots"
 
 
-@pytest.mark.parametrize(("lang", "welcome", "burgomaster", "sms"), [
-    ("en", 'a tie goes to whoever sits closest clockwise after fay, who holds "Welcome!".',
-     "A tie goes to whoever sits closest clockwise to the Burgomaster, sofia, counting from that seat:",
-     "Tie (clockwise from gus): bob is lynched."),
-    ("it", 'in parità conta chi è più vicino a fay, che ha il "Benvenuto!", in senso orario.',
-     "In parità conta chi è più vicino al Borgomastro sofia, partendo dal suo posto in senso orario:",
-     "Parità (senso orario da gus): il villaggio lincia bob."),
-    ("es", 'en caso de empate cuenta quien está más cerca de fay, que tiene el "¡Bienvenido!", en sentido horario.',
-     "En caso de empate cuenta quien está más cerca del Burgomaestre sofia, contando desde su asiento en sentido "
-     "horario:",
-     "Empate (sentido horario desde gus): el pueblo lincha a bob."),
-])
-def test_a_tie_names_whom_the_order_around_the_table_is_counted_from(lang: str, welcome: str, burgomaster: str,
-                                                                     sms: str) -> None:
+@pytest.mark.parametrize(
+    ("lang", "welcome", "burgomaster", "sms"),
+    [
+        (
+            "en",
+            'a tie goes to whoever sits closest clockwise after fay, who holds "Welcome!".',
+            "A tie goes to whoever sits closest clockwise to the Burgomaster, sofia, counting from that seat:",
+            "Tie (clockwise from gus): bob is lynched.",
+        ),
+        (
+            "it",
+            'in parità conta chi è più vicino a fay, che ha il "Benvenuto!", in senso orario.',
+            "In parità conta chi è più vicino al Borgomastro sofia, partendo dal suo posto in senso orario:",
+            "Parità (senso orario da gus): il villaggio lincia bob.",
+        ),
+        (
+            "es",
+            'en caso de empate cuenta quien está más cerca de fay, que tiene el "¡Bienvenido!", en sentido horario.',
+            "En caso de empate cuenta quien está más cerca del Burgomaestre sofia, contando desde su asiento en "
+            "sentido horario:",
+            "Empate (sentido horario desde gus): el pueblo lincha a bob.",
+        ),
+    ],
+)
+def test_a_tie_names_whom_the_order_around_the_table_is_counted_from(
+    lang: str, welcome: str, burgomaster: str, sms: str
+) -> None:
     info = render.Info("ABCD", "Europe/Rome", None)
     order = {"by": "welcome", "player": "fay", "first": "gus"}
     tied = {"suspects": ["bob", "eve"], "tally": [["bob", 2], ["eve", 2], ["bea", 2]], "order": order}
     assert render.event_text("day.suspects", tied, render.Reader("ann", lang), info).endswith(welcome)
-    ballots = {"ballots": {"ann": "bob", "dan": "eve"}, "counts": {"bob": 1, "eve": 1}, "lynched": "bob",
-               "order": {"by": "burgomaster", "player": "sofia", "first": "sofia"}}
+    ballots = {
+        "ballots": {"ann": "bob", "dan": "eve"},
+        "counts": {"bob": 1, "eve": 1},
+        "lynched": "bob",
+        "order": {"by": "burgomaster", "player": "sofia", "first": "sofia"},
+    }
     assert burgomaster in render.event_text("day.ballots", ballots, render.Reader("ann", lang), info)
     ballots["order"] = order
     assert render.event_text("day.ballots", ballots, render.Reader("ann", lang, sms=True), info).startswith(sms)

@@ -29,10 +29,8 @@ from .leaks import leaks
 from .outbox_leaks import check_outbox, known_in, play_game
 from .secrecy import known, table_of
 
-SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster",
-            "mythomaniac"]
-POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
-        "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
+SPECIALS = ["medium", "possessed", "bodyguard", "owl_man", "freemason", "freemason", "werehamster", "mythomaniac"]
+POOL = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou", "max", "ned", "oli", "pam"]
 #: What tells every card on purpose, once the game is over: the end, and what happened (the history
 #: names the cards of those who acted: "the Seer (bob) looked at gus").
 END_KEYS = {"game.over", "svc.reveal"}
@@ -120,7 +118,7 @@ def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
         lang = ("en", "it", "es")[seed % 3]
         h.say(f"host{seed}", f"new lang {lang}")
         code = h.game().code
-        for n in POOL[:8 + seed]:
+        for n in POOL[: 8 + seed]:
             h.say(f"{n}{seed}", f"join {code} {n}")
         h.say(f"host{seed}", f"#{code} start")
         for _ in range(60):
@@ -135,8 +133,11 @@ def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
                     h.say(f"{p}{seed}", f"#{code} " + rnd.choice(["role", "status", "help", "players"]))
             h.finish_phase()
     with Session(h.db) as s:
-        rows = s.exec(select(Outbox, Identity, Seat).join(Identity, Identity.id == Outbox.identity_id)  # type: ignore[arg-type]
-                      .join(Seat, (Seat.identity_id == Identity.id) & (Seat.game_id == Outbox.game_id))).all()  # type: ignore[arg-type]
+        rows = s.exec(
+            select(Outbox, Identity, Seat)
+            .join(Identity, Identity.id == Outbox.identity_id)  # type: ignore[arg-type]
+            .join(Seat, (Seat.identity_id == Identity.id) & (Seat.game_id == Outbox.game_id))  # type: ignore[arg-type]
+        ).all()
         games: dict[int, tuple[dict[str, str], dict[str, tuple[set[str], set[str]]]]] = {}
         for row, person, seat in rows:
             if row.key in END_KEYS or row.key == "svc.record":
@@ -145,8 +146,10 @@ def test_every_outbox_row_of_whole_games_is_clean(h: Harness) -> None:
                 g = s.get(Game, seat.game_id)
                 assert g is not None and g.state is not None
                 state = engine.from_json(g.state)
-                games[seat.game_id] = ({p: r.value for p, r in state.roles.items()},  # type: ignore[attr-defined]
-                                       known_in(s, g))
+                games[seat.game_id] = (
+                    {p: r.value for p, r in state.roles.items()},  # type: ignore[attr-defined]
+                    known_in(s, g),
+                )
             roles, knows = games[seat.game_id]
             cards, mates = knows[seat.name]
             assert not leaks(row.text, seat.name, person.language, roles, cards, mates), row.text
@@ -179,8 +182,16 @@ def test_the_outbox_check_sees_a_leak_in_an_sms_text(lite: Harness) -> None:
     card = gsm7(role_name("es", roles[other]))
     with Session(lite.db) as s:
         person = s.exec(select(Identity).where(Identity.address == table.address[sms])).one()
-        s.add(Outbox(identity_id=person.id or 0, channel="sms", game_id=game.id, key="x",
-                     text=f"Amanecer. {other} era {card}.", dedup_key="leak-test"))
+        s.add(
+            Outbox(
+                identity_id=person.id or 0,
+                channel="sms",
+                game_id=game.id,
+                key="x",
+                text=f"Amanecer. {other} era {card}.",
+                dedup_key="leak-test",
+            )
+        )
         s.commit()
     with pytest.raises(AssertionError, match="card in"):
         check_outbox(lite, [table])

@@ -24,9 +24,11 @@ def test_a_game_is_created_with_its_choices_and_its_code_is_shared(h: Harness) -
     assert (game.timezone, game.language) == ("Europe/Madrid", "es")
     # The creator is told the code and what players must write to join (in the game's language:
     # he is new here, so he takes it).
-    assert out == [f"Partida {game.code} creada (El turno de noche, Europe/Madrid). Los jugadores escriben: "
-                   f"unirse {game.code} NOMBRE. La organizas tú: únete para jugar, o quédate fuera para moderar. "
-                   "Escribe empezar cuando estén todos."]
+    assert out == [
+        f"Partida {game.code} creada (El turno de noche, Europe/Madrid). Los jugadores escriben: "
+        f"unirse {game.code} NOMBRE. La organizas tú: únete para jugar, o quédate fuera para moderar. "
+        "Escribe empezar cuando estén todos."
+    ]
     # The rule set by name.
     h.say("host2", "new lupusburg")
     assert h.game().rules == "lupusburg"
@@ -39,8 +41,9 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     assert "one word" in h.say("zed", f"join {code} 42")[0]
     assert "one word" in h.say("zed", f"join {code} a#b")[0]
     assert h.say("zed", f"entra {code.lower()} zed") == []  # the joins go to everyone through the outbox
-    assert h.say("zed", "help") == [f"Game {code}, waiting to start (4 players). You can: players, guide, leave, "
-                                    "say TEXT, lang it|es|en."]
+    assert h.say("zed", "help") == [
+        f"Game {code}, waiting to start (4 players). You can: players, guide, leave, say TEXT, lang it|es|en."
+    ]
     assert h.say("host", "help")[1] == "Host: start, cohost NAME, remove NAME, end."
     assert any(m == f"zed joined game {code} (4 players)." for m in h.inbox("ann"))
     assert h.say("zed", f"join {code} zed2") == [f"You are already in game {code} as zed."]
@@ -51,16 +54,23 @@ def test_join_with_a_name_then_leave_before_the_start(h: Harness) -> None:
     assert h.say("ann", "players") == ["Players: 1 ann, 2 bob, 3 cat."]
 
 
-@pytest.mark.parametrize(("names", "extra", "reason"), [
-    (NAMES[:5], "", "Not enough players: there are 5, at least 8 are needed."),
-    (NAMES, "deck seer seer", "There is only one Seer card."),
-    (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
-    (NAMES, "deck werewolf werewolf werewolf werewolf",
-     "With 8 players the deck takes 2 Werewolves (Lara counts as one), not 4."),
-    (NAMES[:7], "theme the_night_shift", "The Night Shift is a theme for 8 to 13 players (there are 7)."),
-])
-def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, names: list[str], extra: str,
-                                                                reason: str) -> None:
+@pytest.mark.parametrize(
+    ("names", "extra", "reason"),
+    [
+        (NAMES[:5], "", "Not enough players: there are 5, at least 8 are needed."),
+        (NAMES, "deck seer seer", "There is only one Seer card."),
+        (NAMES, "deck freemason", "The Freemasons come as a pair: two or none."),
+        (
+            NAMES,
+            "deck werewolf werewolf werewolf werewolf",
+            "With 8 players the deck takes 2 Werewolves (Lara counts as one), not 4.",
+        ),
+        (NAMES[:7], "theme the_night_shift", "The Night Shift is a theme for 8 to 13 players (there are 7)."),
+    ],
+)
+def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(
+    h: Harness, names: list[str], extra: str, reason: str
+) -> None:
     open_game(h, names=names, extra=extra)
     before = _snapshot(h)
     assert h.say("host", "start") == [f"The game cannot start. {reason}"]
@@ -69,8 +79,10 @@ def test_a_deck_that_does_not_fit_is_refused_and_nothing_starts(h: Harness, name
 
 def test_an_unknown_theme_is_refused_at_once_with_the_themes(h: Harness) -> None:
     # The themes by their names, fewest players first (seen: their identifiers).
-    themes = ("The themes: The Few and the Special!; The Night Shift; The Evil and the Cure; Different Factions, "
-              "Different Afterlives; The Lovers of Mystery; Nights of Blood; Mythomania.")
+    themes = (
+        "The themes: The Few and the Special!; The Night Shift; The Evil and the Cure; Different Factions, "
+        "Different Afterlives; The Lovers of Mystery; Nights of Blood; Mythomania."
+    )
     assert h.say("host", "new theme unicorns") == ["There is no theme called unicorns. " + themes]
     with Session(h.db) as s:
         assert s.exec(select(Game)).all() == []  # nothing was created
@@ -94,8 +106,9 @@ def test_only_a_host_starts_and_the_seating_is_shuffled_from_the_seed(h: Harness
     # players lists the seats in the new order, and the started game takes nobody else.
     listed = ", ".join(f"{i} {n}" for i, n in enumerate(expected, 1))
     assert h.say("ann", "players")[0] == f"Seating, clockwise: {listed}."
-    assert h.say("zed", f"join {code} zed") == [f"No seat of game {code} is open for a substitute. "
-                                                f"Write volunteer {code} to wait for one."]
+    assert h.say("zed", f"join {code} zed") == [
+        f"No seat of game {code} is open for a substitute. Write volunteer {code} to wait for one."
+    ]
 
 
 def test_the_host_ends_a_lobby(h: Harness) -> None:

@@ -100,8 +100,7 @@ def test_a_ballot_by_seat_takes_the_owners_one_suspect_house_and_asks_only_betwe
     assert lupusburg(h).ballots[y] == (f"{wolf}:left", f"{wolf}:left")
     # A seat none of whose houses is a suspect: the rules' reason, never a question offering his houses.
     h.say(y, f"votar {state.players.index(y) + 1}")
-    suspects = " o ".join(s.replace(":left", ":izquierda").replace(":right", ":derecha")
-                          for s in lupusburg(h).suspects)
+    suspects = " o ".join(s.replace(":left", ":izquierda").replace(":right", ":derecha") for s in lupusburg(h).suspects)
     assert last(h, y) == t("es", "error.ballot.not_suspect", target=f"{y}:izquierda", suspects=suspects)
 
 
@@ -177,7 +176,8 @@ def test_the_burgomaster_is_told_his_privilege_the_show_he_owes_and_a_show_the_b
     assert h.inbox("ann") == [
         f"{x} te muestra en secreto {x}:izquierda: el {card}.",
         t("es", "privilege.must_show", player=x),
-        "Elige con un número o un nombre: mostrar izquierda, derecha."]
+        "Elige con un número o un nombre: mostrar izquierda, derecha.",
+    ]
     assert h.inbox(x) == [t("es", "privilege.used.yours", burgomaster="ann", house=f"{x}:izquierda")]
     assert h.inbox(y) == [t("es", "privilege.used", burgomaster="ann", house=f"{x}:izquierda")]
     h.clear()
@@ -186,8 +186,9 @@ def test_the_burgomaster_is_told_his_privilege_the_show_he_owes_and_a_show_the_b
     word = t("es", f"side.{side}")
     own = t("es", f"role.{state.cards[f'ann:{side}'].value}")
     assert t("es", "privilege.showed.random", player=x, side=word, card=own) in h.inbox("ann")
-    assert t("es", "privilege.shown.random", burgomaster="ann", seen=f"{x}:izquierda", house=f"ann:{word}",
-             card=own) in h.inbox(x)
+    assert t(
+        "es", "privilege.shown.random", burgomaster="ann", seen=f"{x}:izquierda", house=f"ann:{word}", card=own
+    ) in h.inbox(x)
     answered = t("es", "privilege.answered", burgomaster="ann", player=x)
     assert answered in h.inbox(y) and answered not in h.inbox("ann") + h.inbox(x), "told in their own words only"
 
@@ -202,8 +203,10 @@ def test_a_bet_is_explained_and_confirmed_once_to_its_maker(h: Harness) -> None:
     h.say(x, f"apostar {y}")
     coins = list(lupusburg(h).draws[x][1])
     listed = ", ".join(map(str, coins))
-    assert h.inbox(x) == [t("es", "bet.drawn", target=y, coins=listed, count=3),
-                          f"Elige con un número o un nombre: moneda {listed}."]
+    assert h.inbox(x) == [
+        t("es", "bet.drawn", target=y, coins=listed, count=3),
+        f"Elige con un número o un nombre: moneda {listed}.",
+    ]
     assert "Sacaste 3 monedas de la bolsa" in h.inbox(x)[0] and "un sello sin usar vale 1" in h.inbox(x)[0]
     h.clear()
     h.say(x, f"moneda {coins[1]}")
@@ -222,9 +225,11 @@ def test_one_coin_left_is_said_as_one() -> None:
 def test_the_deal_says_what_each_pair_of_cards_makes_its_player_do() -> None:
     # "Juegas como Habitante del pueblo. Casa izquierda: ..." told nobody what he may do, nor how he wins.
     info = render.Info("K7Q", "UTC", None)
-    for role, said in (("townsfolk", "No tienes poderes: descubre al hombre lobo"),
-                       ("thief", "Cada noche miras bajo una casa"),
-                       ("werewolf", "Cada noche matas al personaje bajo una casa")):
+    for role, said in (
+        ("townsfolk", "No tienes poderes: descubre al hombre lobo"),
+        ("thief", "Cada noche miras bajo una casa"),
+        ("werewolf", "Cada noche matas al personaje bajo una casa"),
+    ):
         data = {"role": role, "left": "villager", "right": role if role != "townsfolk" else "villager", "chest": "left"}
         for sms in (False, True):
             text = render.event_text("houses.dealt", data, render.Reader("ann", "es", sms=sms), info)
@@ -250,9 +255,15 @@ def test_help_says_what_a_lupusburg_player_may_do_in_its_own_words(h: Harness) -
 
 
 GAME_OVER = {
-    "team": "townsfolk", "winners": ["pam"], "reason": "end.werewolf_dead",
-    "roles": {"sofia": ["thief", "townsfolk"], "pam": ["townsfolk", "townsfolk"],
-              "diego": ["werewolf", "townsfolk"], "oli": ["townsfolk", "townsfolk"]},
+    "team": "townsfolk",
+    "winners": ["pam"],
+    "reason": "end.werewolf_dead",
+    "roles": {
+        "sofia": ["thief", "townsfolk"],
+        "pam": ["townsfolk", "townsfolk"],
+        "diego": ["werewolf", "townsfolk"],
+        "oli": ["townsfolk", "townsfolk"],
+    },
     "scores": {"sofia": 6, "pam": 11, "diego": 0, "oli": 0},
     "chests": {"sofia": "right", "pam": "left", "diego": "right", "oli": "left"},
     "bets": {"pam": {"target": "diego", "coin": 8}, "oli": {"target": "sofia", "coin": 3}},
@@ -260,37 +271,63 @@ GAME_OVER = {
         "sofia": {"characters": 4, "chest": 1, "seal": 1, "werewolf": 0, "total": 6},
         "pam": {"characters": 2, "chest": 1, "seal": 8, "werewolf": 0, "total": 11},
         "diego": {"characters": 0, "chest": 0, "seal": 0, "werewolf": 0, "total": 0},
-        "oli": {"characters": 0, "chest": 0, "seal": 0, "werewolf": 0, "total": 0}}}
+        "oli": {"characters": 0, "chest": 0, "seal": 0, "werewolf": 0, "total": 0},
+    },
+}
 
 
 def test_the_end_explains_each_score() -> None:
     # "Puntos: Sofía 0, Pam 6, Diego 0..." said neither why nor how.
     text = render.game_over(GAME_OVER, "es")
-    assert text.endswith("\n".join([
-        t("es", "svc.scores.explained"),
-        "pam 11: 1 personaje vivo 2, cofre 1, apuesta por diego, el Hombre Lobo, 8",
-        "sofia 6: 2 personajes vivos 4, cofre 1, sello sin usar 1",
-        "diego 0: el Hombre Lobo, linchado, 0",
-        "oli 0: apuesta por sofia, que no era el Hombre Lobo, 0"])), text
+    assert text.endswith(
+        "\n".join(
+            [
+                t("es", "svc.scores.explained"),
+                "pam 11: 1 personaje vivo 2, cofre 1, apuesta por diego, el Hombre Lobo, 8",
+                "sofia 6: 2 personajes vivos 4, cofre 1, sello sin usar 1",
+                "diego 0: el Hombre Lobo, linchado, 0",
+                "oli 0: apuesta por sofia, que no era el Hombre Lobo, 0",
+            ]
+        )
+    ), text
     # One player wins on points: "ganan los Habitantes ... Ganadores: Cat" named a side of one.
     assert text.startswith("Fin de la partida: el Hombre Lobo ha muerto. Gana pam, con más puntos. "), text
     sms = render.game_over(GAME_OVER, "es", sms=True, name="pam")
     assert sms.startswith("Ganaste. Se acabó: el Hombre Lobo ha muerto. Gana pam por puntos."), sms
-    assert ("Puntos (personajes+cofre+sello): pam 11 (2+1+8), sofia 6 (4+1+1), diego 0 (Hombre Lobo), "
-            "oli 0 (0+0+0).") in sms, sms
-    won = {**GAME_OVER, "team": "werewolf", "winners": ["diego"], "reason": "end.werewolf_parity",
-           "scores": {"sofia": 0, "pam": 0, "diego": 4, "oli": 0},
-           "score_table": {p: {"characters": 0, "chest": 0, "seal": 0, "werewolf": 4 if p == "diego" else 0,
-                               "total": 4 if p == "diego" else 0} for p in GAME_OVER["roles"]}}
+    assert (
+        "Puntos (personajes+cofre+sello): pam 11 (2+1+8), sofia 6 (4+1+1), diego 0 (Hombre Lobo), oli 0 (0+0+0)."
+    ) in sms, sms
+    won = {
+        **GAME_OVER,
+        "team": "werewolf",
+        "winners": ["diego"],
+        "reason": "end.werewolf_parity",
+        "scores": {"sofia": 0, "pam": 0, "diego": 4, "oli": 0},
+        "score_table": {
+            p: {
+                "characters": 0,
+                "chest": 0,
+                "seal": 0,
+                "werewolf": 4 if p == "diego" else 0,
+                "total": 4 if p == "diego" else 0,
+            }
+            for p in GAME_OVER["roles"]
+        },
+    }
     assert render.game_over(won, "it").endswith(
-        "\nPunteggi: il Lupo Mannaro diego vince e fa un punto per giocatore, 4; gli altri 0.")
+        "\nPunteggi: il Lupo Mannaro diego vince e fa un punto per giocatore, 4; gli altri 0."
+    )
 
 
 def test_status_at_the_end_of_a_lupusburg_game_answers_by_sms() -> None:
     # An SMS player's "estado" at the end failed (HTTP 500): two cards a player were grouped as one key.
     over = {"status": "over", "team": "townsfolk", "winners": ["pam"], **GAME_OVER}
-    text = player_texts.status_text(over, render.Reader("pam", "es", sms=True),  # type: ignore[arg-type]
-                                    render.Info("K7Q", "UTC", None), False)
+    text = player_texts.status_text(
+        over,  # type: ignore[arg-type]
+        render.Reader("pam", "es", sms=True),
+        render.Info("K7Q", "UTC", None),
+        False,
+    )
     assert "Hombre Lobo + Habitante del pueblo: diego" in text and t("es", "svc.scores.explained") in text, text
     # "ganaron los Habitantes. Ganadores: pam" named a side of one: the one winner, on points.
     assert text.startswith("La partida K7Q ha terminado: ganó pam, con más puntos."), text

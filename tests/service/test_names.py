@@ -104,4 +104,4 @@ def test_the_sms_summary_counts_every_vote_under_its_target_whatever_the_names_l
         assert head in text, text
         votes = text.split(head, 1)[1].split(".")[0].strip()
         assert votes.startswith(f"{target}(") and votes.endswith(")") and ">" not in votes, votes
-        assert sorted(votes[len(target) + 1:-1].split(",")) == sorted(fold(v) for v in voters), votes
+        assert sorted(votes[len(target) + 1 : -1].split(",")) == sorted(fold(v) for v in voters), votes

@@ -122,7 +122,8 @@ def test_one_message_delivered_three_times_at_once_acts_once(h: Harness, move: s
 
 
 def test_a_command_that_fails_leaves_nothing_and_hands_nothing_to_the_worker(
-        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_game(h)
     start(h)
     state = h.state()

@@ -28,15 +28,18 @@ def test_status_shows_phase_deadline_the_living_and_the_tally(h: Harness) -> Non
         h.say(v, f"vote {wolves[0]}")
     living = [p for p in h.state().players if p != victim]
     out = h.say(voters[0], "status")
-    assert out == [f"Game {code}: nominations 1, until Tue 3 Mar 18:00 CET. Alive: {', '.join(living)}. "
-                   f"Dead: {victim}.\nTally: {wolves[0]} 3."]
+    assert out == [
+        f"Game {code}: nominations 1, until Tue 3 Mar 18:00 CET. Alive: {', '.join(living)}. "
+        f"Dead: {victim}.\nTally: {wolves[0]} 3."
+    ]
     assert "(Werewolf)" not in out[0] and "(Villager)" not in out[0]
     # In Italian, and paused: no deadline to be "until".
     h.say("host", "pause")
     assert h.say(voters[0], "stato")[0].startswith(f"Game {code}: nominations 1, paused by a host. Alive:")
     h.say(voters[0], "lingua it")
     assert h.say(voters[0], "stato")[0].startswith(
-        f"Partita {code}: votazione 1, in pausa per decisione di un organizzatore.")
+        f"Partita {code}: votazione 1, in pausa per decisione di un organizzatore."
+    )
 
 
 def test_role_repeats_the_card_and_what_it_learned(h: Harness) -> None:
@@ -79,8 +82,9 @@ def test_a_player_in_two_games_names_one_with_its_code_or_is_asked(h: Harness) -
     h.say("host2", f"#{second} start")
     h.say("host2", "extend 1d")  # the second game's night lasts a day longer
     # Both games at night: ann, a Villager in both, has nothing to do; a bare word asks which game.
-    assert h.say("ann", "status") == [f"You are in several games: start with the code, e.g. #{second} status. "
-                                      f"Your games: #{second}, #{first}."]
+    assert h.say("ann", "status") == [
+        f"You are in several games: start with the code, e.g. #{second} status. Your games: #{second}, #{first}."
+    ]
     assert h.say("ann", f"#{second.lower()} status")[0].startswith(f"Game {second}: night 1, until")
     assert h.say("ann", f"#{second}")[0].startswith(f"Game {second}: night 1, until")  # the code alone: status
     assert h.say("stranger", f"#{first} status") == [f"You are not in game {first}."]

@@ -123,10 +123,16 @@ def test_a_lupusburg_series_of_two_games_adds_the_scores(h: Harness) -> None:
     totals = {x: game1[x] + (4 if x == wolf2 else 0) for x in seating}
     best = max(totals.values())
     # Each game's points added up, and why a winning Werewolf has as many as there are players.
-    told = t("en", "svc.series.totals", count=2, totals=", ".join(f"{x} {totals[x]}" for x in seating),
-             leaders=", ".join(x for x in seating if totals[x] == best))
-    assert told.startswith("The series after 2 games, each game's points added up (a winning Werewolf scores "
-                           "one point for each player): ")
+    told = t(
+        "en",
+        "svc.series.totals",
+        count=2,
+        totals=", ".join(f"{x} {totals[x]}" for x in seating),
+        leaders=", ".join(x for x in seating if totals[x] == best),
+    )
+    assert told.startswith(
+        "The series after 2 games, each game's points added up (a winning Werewolf scores one point for each player): "
+    )
     for reader in [*seating, "host"]:
         assert told in h.inbox(reader), (reader, h.inbox(reader))
 
@@ -216,8 +222,7 @@ def test_a_lupusburg_rematch_with_other_players_starts_a_new_series(h: Harness) 
     assert any("Werewolf + " in m or "+ Werewolf" in m for m in h.inbox("ann")), h.inbox("ann")
     h.say("host", "again")
     new = h.game()
-    assert new.status == "lobby" and new.setup["series"] == {"players": list(lupusburg_players(h, code1)),
-                                                             "games": []}
+    assert new.status == "lobby" and new.setup["series"] == {"players": list(lupusburg_players(h, code1)), "games": []}
     h.say("host", "start")
     # Four of the five: not the series's players, so a new series (and the first seat first).
     state = lupusburg(h)

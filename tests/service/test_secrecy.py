@@ -13,9 +13,19 @@ from .leaks import leaks
 from .secrecy import NOTHING, TABLE, Table, known, table_of
 from .test_leaks import random_game
 
-DEALT = {"ann": "werewolf", "bob": "lara", "cat": "seer", "dan": "werecow", "eve": "mythomaniac",
-         "fay": "freemason", "gus": "freemason", "hal": "medium", "ivy": "villager", "jon": "deadalive",
-         "kim": "fortune_teller"}
+DEALT = {
+    "ann": "werewolf",
+    "bob": "lara",
+    "cat": "seer",
+    "dan": "werecow",
+    "eve": "mythomaniac",
+    "fay": "freemason",
+    "gus": "freemason",
+    "hal": "medium",
+    "ivy": "villager",
+    "jon": "deadalive",
+    "kim": "fortune_teller",
+}
 PLAYERS = tuple(DEALT)
 
 
@@ -24,9 +34,14 @@ def cards(table: Table, player: str) -> set[str]:
 
 
 def test_each_knows_what_his_card_lets_him_learn_and_no_more() -> None:
-    table = Table("tabula", PLAYERS, DEALT, moves=[("cat", "see", "ivy"), ("cat", "see", "ann"),
-                                                   ("kim", "see", "hal"), ("ivy", "vote", "ann")],
-                  lynched=("ivy",), revealed=frozenset({"jon"}))
+    table = Table(
+        "tabula",
+        PLAYERS,
+        DEALT,
+        moves=[("cat", "see", "ivy"), ("cat", "see", "ann"), ("kim", "see", "hal"), ("ivy", "vote", "ann")],
+        lynched=("ivy",),
+        revealed=frozenset({"jon"}),
+    )
     assert cards(table, "ann") == {"bob", "jon"} and cards(table, "bob") == {"ann", "jon"}  # the pack
     assert known(table, "ann")[1] == {"ann", "bob"}  # and its night choices
     assert cards(table, "cat") == {"ivy", "ann", "jon"}  # the Seer: his looks
@@ -46,8 +61,9 @@ def test_a_card_turned_up_is_public_only_for_the_characters_who_turn_theirs() ->
 
 @pytest.mark.parametrize(("target", "mates"), [("ann", {"ann", "bob"}), ("cat", {"cat"}), ("ivy", set())])
 def test_a_mythomaniac_learns_the_channel_he_joins(target: str, mates: set[str]) -> None:
-    table = Table("tabula", PLAYERS, DEALT, moves=[("eve", "mimic", "hal"), ("eve", "mimic", target),
-                                                   ("eve", "see", "fay")])
+    table = Table(
+        "tabula", PLAYERS, DEALT, moves=[("eve", "mimic", "hal"), ("eve", "mimic", target), ("eve", "see", "fay")]
+    )
     assert cards(table, "eve") == mates | ({"fay"} if target == "cat" else set())
     for mate in mates:
         assert "eve" in cards(table, mate) and "eve" in known(table, mate)[1]
@@ -57,11 +73,21 @@ def test_a_mythomaniac_learns_the_channel_he_joins(target: str, mates: set[str])
 
 
 def test_lupusburg_players_know_their_houses_the_thiefs_looks_and_the_privilege() -> None:
-    houses = {"ann:left": "thief", "ann:right": "townsfolk", "bob:left": "werewolf", "bob:right": "townsfolk",
-              "cat:left": "townsfolk", "cat:right": "townsfolk"}
-    table = Table("lupusburg", ("ann", "bob", "cat"), houses,
-                  moves=[("ann", "peek", "bob:right"), ("cat", "peek", "bob:left"), ("cat", "privilege", "ann:left")],
-                  shown={("ann", "cat:right")})
+    houses = {
+        "ann:left": "thief",
+        "ann:right": "townsfolk",
+        "bob:left": "werewolf",
+        "bob:right": "townsfolk",
+        "cat:left": "townsfolk",
+        "cat:right": "townsfolk",
+    }
+    table = Table(
+        "lupusburg",
+        ("ann", "bob", "cat"),
+        houses,
+        moves=[("ann", "peek", "bob:right"), ("cat", "peek", "bob:left"), ("cat", "privilege", "ann:left")],
+        shown={("ann", "cat:right")},
+    )
     assert cards(table, "ann") == {"ann:left", "ann:right", "bob:right", "cat:right"}
     assert cards(table, "bob") == {"bob:left", "bob:right"}
     assert cards(table, "cat") == {"cat:left", "cat:right", "ann:left"}  # a Townsfolk does not peek

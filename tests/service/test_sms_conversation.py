@@ -98,7 +98,7 @@ def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(db: Eng
         voting = gsm7(t(lang, "sms.phase.ballot.voter", deadline=""))  # his options name them
         assert named.removesuffix(".").split(",")[0] in text or voting.removesuffix(".").strip() in text, text
         talk = gsm7(t(lang, "svc.talk.relay", name=TG, text=LONG))
-        assert talk[:TALK_ITEM // 2] in text and talk not in text, text  # cut short, and shown
+        assert talk[: TALK_ITEM // 2] in text and talk not in text, text  # cut short, and shown
         assert gsm7(t(lang, "sms.digest.more")) in text, text
         if who != "bob":
             assert gsm7(t(lang, "svc.talk.relay", name="bob", text="I trust cat.")) in text, text
@@ -106,8 +106,17 @@ def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(db: Eng
     pages = _pages(h, "cat", lang)
     assert len(pages) == 3 and all(len(p) <= PAGE for p in pages), [len(p) for p in pages]
     said = " ".join(pages).split()
-    assert said == gsm7(" ".join([t(lang, "svc.talk.relay", name=TG, text=LONG),
-                                  t(lang, "svc.talk.relay", name="bob", text="I trust cat.")])).split()
+    assert (
+        said
+        == gsm7(
+            " ".join(
+                [
+                    t(lang, "svc.talk.relay", name=TG, text=LONG),
+                    t(lang, "svc.talk.relay", name="bob", text="I trust cat."),
+                ]
+            )
+        ).split()
+    )
     # Followed by words, it is talk that begins with it.
     h.clear()
     talk = f"{MORE[lang].capitalize()} votes on eve please"
@@ -117,8 +126,13 @@ def test_a_4000_character_talk_leaves_every_sms_player_his_phase_summary(db: Eng
     h.say("bob", "Let us vote.")
     h.finish_phase()
     h.clear()
-    assert h.say("cat", MORE[lang]) == [gsm7(t(lang, "svc.talk.relay", name=speaker, text=talk) + "\n"
-                                             + t(lang, "svc.talk.relay", name="bob", text="Let us vote."))]
+    assert h.say("cat", MORE[lang]) == [
+        gsm7(
+            t(lang, "svc.talk.relay", name=speaker, text=talk)
+            + "\n"
+            + t(lang, "svc.talk.relay", name="bob", text="Let us vote.")
+        )
+    ]
 
 
 def _pages(h: Mixed, who: str, lang: str) -> list[str]:
@@ -135,8 +149,16 @@ def _pages(h: Mixed, who: str, lang: str) -> list[str]:
 
 
 def test_a_lively_days_square_is_cut_to_a_few_lines_with_the_rest_counted() -> None:
-    rows = [Outbox(identity_id=1, channel="sms", key="svc.talk.relay", text=f"p{i % 7}: {'blah ' * (i % 40)}hm",
-                   dedup_key=str(i)) for i in range(60)]
+    rows = [
+        Outbox(
+            identity_id=1,
+            channel="sms",
+            key="svc.talk.relay",
+            text=f"p{i % 7}: {'blah ' * (i % 40)}hm",
+            dedup_key=str(i),
+        )
+        for i in range(60)
+    ]
     rows.insert(3, Outbox(identity_id=1, channel="sms", key="svc.left", text="dan left.", dedup_key="x"))
     text = digest_text(rows, "en", sms=True)
     assert len(text) <= SQUARE_ROOM + 200, len(text)
@@ -263,8 +285,7 @@ def test_a_secret_ballot_by_sms_is_confirmed_and_status_shows_it_to_him_alone(db
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_after_stop_and_start_he_is_told_his_card_for_the_game_that_started_meanwhile(
-        db: Engine, lang: str) -> None:
+def test_after_stop_and_start_he_is_told_his_card_for_the_game_that_started_meanwhile(db: Engine, lang: str) -> None:
     h = Mixed(db)
     open_game(h, lang)
     away = [p for p in NAMES if p != TG]

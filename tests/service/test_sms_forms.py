@@ -22,16 +22,18 @@ def test_the_revealed_ballots_read_by_target_and_the_counts_go_without_saying() 
     sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
     assert sms == "bob is lynched. Ballots: bob(ann,eve) dan(cat)."
     # Lupusburg's ballots are lists (one per living character): each ballot under its target.
-    data = {"ballots": {"ann": ["bob:left", "dan:right"], "cat": ["bob:left"]}, "counts": {"bob:left": 2,
-            "dan:right": 1, "eve:left": 0}, "lynched": "bob:left"}
+    data = {
+        "ballots": {"ann": ["bob:left", "dan:right"], "cat": ["bob:left"]},
+        "counts": {"bob:left": 2, "dan:right": 1, "eve:left": 0},
+        "lynched": "bob:left",
+    }
     sms = render.event_text("day.ballots", data, render.Reader("ann", "en", sms=True), info)
     assert sms == "bob:left is lynched. Ballots: bob:left(ann,cat) dan:right(ann) eve:left(nobody)."
 
 
 def test_cards_grouped_by_card_with_the_commonest_as_the_others_and_winners_as_all_but() -> None:
     roles = {"ann": "villager", "bob": "werewolf", "cat": "villager", "dan": "seer", "eve": "villager"}
-    data = {"team": "humans", "winners": ["ann", "cat", "dan", "eve"], "reason": "end.werewolves_dead",
-            "roles": roles}
+    data = {"team": "humans", "winners": ["ann", "cat", "dan", "eve"], "reason": "end.werewolves_dead", "roles": roles}
     # By SMS the end says who won and whether he did; every card is on request (status), and so
     # is every night: the text says how to ask.
     won, more = "Game over: the Humans win (all but bob).", "Every card and night: text status."
@@ -68,10 +70,15 @@ def test_a_day_of_twelve_fits_one_segment_a_phase_in_every_language() -> None:
     for lang in ("en", "it", "es"):
         info = render.Info("K7Q", "Europe/Rome", now + timedelta(hours=9), now)
         reader = render.Reader("bob", lang, sms=True)
-        dawn = "\n".join([
-            render.event_text("night.dawn", {"dead": ["lou"]}, reader, info),
-            render.event_text("phase.nominations", {"day": 1}, reader, info),
-            t(lang, "sms.svc.options", options=choices.options([f"vote {n}" for n in names[:11]], lang, True,
-                                                              seats=names)[0]),
-        ])
+        dawn = "\n".join(
+            [
+                render.event_text("night.dawn", {"dead": ["lou"]}, reader, info),
+                render.event_text("phase.nominations", {"day": 1}, reader, info),
+                t(
+                    lang,
+                    "sms.svc.options",
+                    options=choices.options([f"vote {n}" for n in names[:11]], lang, True, seats=names)[0],
+                ),
+            ]
+        )
         assert segments(gsm7(dawn)) == 1, (lang, len(dawn), dawn)  # as Ctx.send writes it

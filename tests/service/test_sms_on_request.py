@@ -23,8 +23,11 @@ from .conftest import Harness, deliver_all
 from .play import NAMES, open_game, play_to_end, start
 
 #: The words the start and end texts tell him to send, by language: (role, players, status).
-WORDS = {"en": ("role", "players", "status"), "it": ("ruolo", "giocatori", "stato"),
-         "es": ("rol", "jugadores", "estado")}
+WORDS = {
+    "en": ("role", "players", "status"),
+    "it": ("ruolo", "giocatori", "stato"),
+    "es": ("rol", "jugadores", "estado"),
+}
 
 
 #: The guide's word, by language, as the start text writes it.
@@ -47,7 +50,8 @@ def _roles(h: Harness) -> dict[str, str]:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_start_text_says_how_to_ask_for_the_cards_help_and_the_seating_and_both_answer(
-        db: Engine, lang: str) -> None:
+    db: Engine, lang: str
+) -> None:
     h = Sms(db)
     open_game(h, lang)
     h.clear()
@@ -100,8 +104,9 @@ def test_the_end_text_says_who_won_and_how_to_ask_for_every_card_and_night(db: E
         assert nights_head not in end and cards not in end, end
     with Session(h.db) as s:
         sms_ids = {i.id for i in s.exec(select(Identity).where(Identity.channel == "sms"))}
-        assert not [r for r in s.exec(select(Outbox).where(Outbox.key == "svc.reveal"))
-                    if r.identity_id in sms_ids]  # the nights are not sent: he asks
+        assert not [
+            r for r in s.exec(select(Outbox).where(Outbox.key == "svc.reveal")) if r.identity_id in sms_ids
+        ]  # the nights are not sent: he asks
         reveal = s.exec(select(GameEvent).where(col(GameEvent.key) == "svc.reveal")).one()
     notes = reveal.data["history"]
     assert notes
@@ -118,8 +123,11 @@ def test_the_end_text_says_who_won_and_how_to_ask_for_every_card_and_night(db: E
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_hosts_answer_by_sms_fits_one_segment_and_names_words_that_work(db: Engine, lang: str) -> None:
     h = Sms(db)
-    new, join, start_word = {"en": ("new", "join", "start"), "it": ("nuova", "entra", "inizia"),
-                             "es": ("nueva", "unirse", "empezar")}[lang]
+    new, join, start_word = {
+        "en": ("new", "join", "start"),
+        "it": ("nuova", "entra", "inizia"),
+        "es": ("nueva", "unirse", "empezar"),
+    }[lang]
     (created,) = h.say("host", f"{new} lang {lang}")
     code = h.game().code
     assert segments(created) == 1, created

@@ -88,8 +88,9 @@ def test_an_sms_player_gets_one_text_at_a_phase_change_with_numbered_options(db:
     h.say(sms, f"vote {number}")
     (reply,) = h.inbox(sms)
     assert reply.startswith(f"{sms} votes {target}.") and len(reply) <= 160
-    assert reply.endswith("From now on only secret votes and refused moves get a reply: the next phase's text "
-                          "shows the rest."), reply
+    assert reply.endswith(
+        "From now on only secret votes and refused moves get a reply: the next phase's text shows the rest."
+    ), reply
 
 
 def test_the_only_numbers_before_a_name_are_the_options_he_may_answer_with(db: Engine) -> None:
@@ -214,8 +215,11 @@ def test_joins_go_without_saying_when_the_game_starts_and_the_seating_is_his_on_
 def _rows(h: Harness, channel: str) -> dict[str, list[Outbox]]:
     """Each player's outbox rows on ``channel`` (by address), oldest first."""
     with Session(h.db) as s:
-        found = s.exec(select(Outbox, Identity).join(Identity, col(Identity.id) == col(Outbox.identity_id))
-                       .order_by(col(Outbox.id))).all()
+        found = s.exec(
+            select(Outbox, Identity)
+            .join(Identity, col(Identity.id) == col(Outbox.identity_id))
+            .order_by(col(Outbox.id))
+        ).all()
     out: dict[str, list[Outbox]] = {}
     for row, person in found:
         if person.channel == channel:
@@ -251,10 +255,12 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
     for who in sms_ids:
         rows = by_sms[who]
         (reveal,) = [r for r in plain[who] if r.key == "svc.reveal"]
-        assert Counter(_what(r) for r in rows if r.key not in added) == \
-            Counter(_what(r) for r in plain[who] if r is not reveal)
-        assert _told(sms.say(who, "status")[0].split("\nWhat happened: ")[1]) == \
-            _told(reveal.text.removeprefix("What happened, night by night:\n")), who
+        assert Counter(_what(r) for r in rows if r.key not in added) == Counter(
+            _what(r) for r in plain[who] if r is not reveal
+        )
+        assert _told(sms.say(who, "status")[0].split("\nWhat happened: ")[1]) == _told(
+            reveal.text.removeprefix("What happened, night by night:\n")
+        ), who
         assert all(r.status in ("sent", "merged") for r in rows), who
         got = sms.channel.sent[who]
         assert len(got) == sum(r.status == "sent" for r in rows) < len(plain[who]) / 2
@@ -268,7 +274,6 @@ def test_nothing_is_lost_or_leaked_against_a_game_that_merges_nothing(db: Engine
             else:  # a held item: in a later text, where a summary or the revealed ballots show it
                 assert shown(row, sent, who), (who, row.key, row.text)
         assert not rest.strip(), f"{who} was sent {rest.strip()!r}, from no row of his"
-
 
 
 def _told(text: str) -> list[str]:
@@ -307,8 +312,11 @@ def test_the_ballots_line_leaves_the_suspects_to_a_voters_options_and_names_them
         (text,) = h.inbox(p)
         votes = p in state.alive and p not in suspects  # type: ignore[attr-defined]
         lines = f"\n{text}"
-        assert ("\nSecret ballot until " in lines and "\nReply: vote " in lines) if votes else \
-            (named in text and "Reply:" not in text), (p, text)
+        assert (
+            ("\nSecret ballot until " in lines and "\nReply: vote " in lines)
+            if votes
+            else (named in text and "Reply:" not in text)
+        ), (p, text)
     told = "\n".join(h.inbox(TG))
     voter_line = "Ballot: you vote in secret for one of the suspects."
     assert (voter_line in told) == (TG in state.alive and TG not in suspects), told  # type: ignore[attr-defined]

@@ -165,7 +165,7 @@ def test_a_player_killed_at_night_is_told_he_is_a_ghost_and_what_is_left_to_him(
     assert any(ghost in m for m in told), told
     at = next(i for i, m in enumerate(told) if ghost in m)
     # After the news of his death, before his nomination choices.
-    assert "Dawn" in "\n".join(told[:at + 1]) and "vote" in "\n".join(told[at:]), told
+    assert "Dawn" in "\n".join(told[: at + 1]) and "vote" in "\n".join(told[at:]), told
     assert all(ghost not in m for n in NAMES if n != victim for m in h.inbox(PHONES[n]))
     h.clear()
     h.finish_phase()  # the nominations close: nobody new is a Ghost, nobody is told again

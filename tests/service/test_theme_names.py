@@ -27,9 +27,16 @@ def choose(text: str) -> Choices:
     return parse_choices(text.split())
 
 
-@pytest.mark.parametrize("typed", [
-    "tema mitomania", "theme mythomania", "tema mitomanía", "TEMA Mitomanía", "tema Mythomania",
-])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "tema mitomania",
+        "theme mythomania",
+        "tema mitomanía",
+        "TEMA Mitomanía",
+        "tema Mythomania",
+    ],
+)
 def test_a_theme_is_named_in_any_language(typed: str) -> None:
     assert parse_choices(typed.split()).setup == {"theme": "mythomania"}
 
@@ -53,11 +60,14 @@ def test_a_deck_names_its_characters_in_any_language() -> None:
     assert choose("mazo vidente médium").setup == {"specials": ["seer", "medium"]}
 
 
-@pytest.mark.parametrize(("lang", "text"), [
-    ("en", "Mythomania is a theme for 16 to 30 players (there are 9)."),
-    ("it", "Mitomania è un tema per 16-30 giocatori (ce ne sono 9)."),
-    ("es", "Mitomanía es un tema para 16 a 30 jugadores (hay 9)."),
-])
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Mythomania is a theme for 16 to 30 players (there are 9)."),
+        ("it", "Mitomania è un tema per 16-30 giocatori (ce ne sono 9)."),
+        ("es", "Mitomanía es un tema para 16 a 30 jugadores (hay 9)."),
+    ],
+)
 def test_a_refusal_names_the_theme_in_the_readers_language(lang: str, text: str) -> None:
     e = InvalidSetup("setup.theme_range", "", theme="mythomania", minimum=16, maximum=30, count=9)
     assert error_text(lang, e) == text
@@ -79,7 +89,8 @@ def test_new_theme_alone_lists_the_themes_with_a_line_each(h: Harness, lang: str
 def test_an_italian_host_reads_the_theme_in_italian(h: Harness) -> None:
     code = open_game(h, "it", names=["ann", "bob"], extra="tema mitomania")
     assert h.say("host", "inizia") == [
-        "La partita non può iniziare. Mitomania è un tema per 16-30 giocatori (ce ne sono 2)."]
+        "La partita non può iniziare. Mitomania è un tema per 16-30 giocatori (ce ne sono 2)."
+    ]
     out = h.say("host", "imposta tema notti di sangue")
     assert out[0].startswith(f"Partita {code}") and "nights_of_blood" not in out[0]
     assert h.game().setup == {"theme": "nights_of_blood"}

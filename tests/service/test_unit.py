@@ -44,8 +44,17 @@ def _setup(db: Engine) -> tuple[int, int]:
 
 
 def _row(person: int, game: int, tag: str, status: str = "pending") -> Letter:
-    return Letter(identity_id=person, channel="test", game_id=game, key="k", text=tag, status=status,
-                  dedup_key=f"unit:{game}:{tag}", not_before=utcnow(), created_at=utcnow())
+    return Letter(
+        identity_id=person,
+        channel="test",
+        game_id=game,
+        key="k",
+        text=tag,
+        status=status,
+        dedup_key=f"unit:{game}:{tag}",
+        not_before=utcnow(),
+        created_at=utcnow(),
+    )
 
 
 def _inserts(seen: list[str], table: str) -> int:
@@ -67,8 +76,17 @@ def test_staged_rows_go_in_one_insert_per_table_at_commit_and_not_before(db: Eng
     with _statements(db) as seen, transaction(db) as s:
         unit = unit_of(s)
         for seq in (1, 2, 3):
-            unit.log(game_id=game, seq=seq, phase_no=0, kind="event", key="k", data={}, audience=None,
-                     channel=None, created_at=utcnow())
+            unit.log(
+                game_id=game,
+                seq=seq,
+                phase_no=0,
+                kind="event",
+                key="k",
+                data={},
+                audience=None,
+                channel=None,
+                created_at=utcnow(),
+            )
             unit.stage(_row(person, game, f"t{seq}"))
         assert unit.last_logged(game) == 3
         s.connection()  # the transaction begins; nothing staged is written by that
@@ -76,8 +94,11 @@ def test_staged_rows_go_in_one_insert_per_table_at_commit_and_not_before(db: Eng
     assert _inserts(seen, "game_events") == 1
     assert _inserts(seen, "outbox") == _outbox_inserts(db, 3)
     with Session(db) as s:
-        assert [o.text for o in s.exec(select(Outbox).where(Outbox.game_id == game).order_by(col(Outbox.id)))] \
-            == ["t1", "t2", "t3"]
+        assert [o.text for o in s.exec(select(Outbox).where(Outbox.game_id == game).order_by(col(Outbox.id)))] == [
+            "t1",
+            "t2",
+            "t3",
+        ]
         assert len(s.exec(select(GameEvent).where(GameEvent.game_id == game)).all()) == 3
 
 
@@ -135,8 +156,17 @@ def test_a_rollback_drops_what_was_staged(db: Engine) -> None:
     s = Session(db)
     try:
         unit_of(s).stage(_row(person, game, "gone"))
-        unit_of(s).log(game_id=game, seq=1, phase_no=0, kind="event", key="k", data={}, audience=None,
-                       channel=None, created_at=utcnow())
+        unit_of(s).log(
+            game_id=game,
+            seq=1,
+            phase_no=0,
+            kind="event",
+            key="k",
+            data={},
+            audience=None,
+            channel=None,
+            created_at=utcnow(),
+        )
         s.connection()
         s.rollback()
         s.commit()

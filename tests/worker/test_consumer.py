@@ -13,10 +13,21 @@ class Broker:
 
     asked: dict[str, Any]
 
-    def ensure_connection(self, errback: Any = None, max_retries: Any = None, interval_start: float = 2,
-                          interval_step: float = 2, interval_max: float = 30, **kwargs: Any) -> Broker:
-        self.asked = {"max_retries": max_retries, "interval_start": interval_start,
-                      "interval_step": interval_step, "interval_max": interval_max}
+    def ensure_connection(
+        self,
+        errback: Any = None,
+        max_retries: Any = None,
+        interval_start: float = 2,
+        interval_step: float = 2,
+        interval_max: float = 30,
+        **kwargs: Any,
+    ) -> Broker:
+        self.asked = {
+            "max_retries": max_retries,
+            "interval_start": interval_start,
+            "interval_step": interval_step,
+            "interval_max": interval_max,
+        }
         return self
 
 
@@ -28,5 +39,9 @@ def test_a_lost_broker_is_tried_again_every_second_without_end(tmp_path: Any) ->
     broker = Broker()
     assert consumer.ensure_connected(broker) is broker
     # Celery's own waits 2, 4, 6... up to 30 s between tries, and gives up after 100.
-    assert broker.asked == {"max_retries": None, "interval_start": RETRY_SECONDS, "interval_step": 0,
-                            "interval_max": RETRY_SECONDS}
+    assert broker.asked == {
+        "max_retries": None,
+        "interval_start": RETRY_SECONDS,
+        "interval_step": 0,
+        "interval_max": RETRY_SECONDS,
+    }

@@ -25,8 +25,14 @@ UNLIMITED = {k: [Rule("channel", _FREE), Rule("address", _FREE)] for k in DEFAUL
 
 
 def _deliver(t: Table, sender: RecordingSender, limiter: MemoryLimiter | None = None, **kw: object):
-    return deliver(t.db, {"telegram": sender}, limiter or MemoryLimiter(UNLIMITED), clock=t.clock,
-                   on_unreachable=lambda i, r, g: tell_hosts_unreachable(t.svc, i, r.value, g), **kw)  # type: ignore[arg-type]
+    return deliver(
+        t.db,
+        {"telegram": sender},
+        limiter or MemoryLimiter(UNLIMITED),
+        clock=t.clock,
+        on_unreachable=lambda i, r, g: tell_hosts_unreachable(t.svc, i, r.value, g),
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def test_every_row_is_sent_once_in_order_per_chat(table: Table) -> None:

@@ -55,7 +55,8 @@ def test_a_failing_broker_does_not_stop_the_handoff() -> None:
 
 
 def test_the_deployments_web_app_hands_off_to_the_worker_only_with_a_broker(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``worker.web`` (what `lupus web` serves) gives service.web's app the worker's hand-off when
     there is a broker; the service itself knows nothing of the worker."""
     from service.settings import get_settings

@@ -85,8 +85,9 @@ def test_a_player_who_keeps_letting_phases_pass_is_warned_then_the_host_asked(li
         lite.advance(hours=2)
         lite.svc.close_phase(lite.game().id or 0, lite.game().phase_no)
         rows = lite.rows()
-        if warned is None and any(r.key == "svc.inactive.warn" and r.identity_id == lite.person(lite.addr[idle]).id
-                                  for r in rows):
+        if warned is None and any(
+            r.key == "svc.inactive.warn" and r.identity_id == lite.person(lite.addr[idle]).id for r in rows
+        ):
             warned = n
         # Others may be reported too (the Seer these robots never use, a Ghost who never nominates):
         # what matters here is the report about the idle player.
@@ -100,8 +101,11 @@ def test_a_player_who_keeps_letting_phases_pass_is_warned_then_the_host_asked(li
 
 def _reports(rows: list[Outbox], name: str, host: int | None) -> list[str]:
     """The texts that ask the host what to do about `name`."""
-    return [r.text for r in rows if r.key == "svc.inactive.host" and r.identity_id == host
-            and name in r.text.replace(":", " ").split()]
+    return [
+        r.text
+        for r in rows
+        if r.key == "svc.inactive.host" and r.identity_id == host and name in r.text.replace(":", " ").split()
+    ]
 
 
 def test_the_close_that_ends_the_game_warns_nobody_of_absences(lite: Table) -> None:

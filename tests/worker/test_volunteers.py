@@ -28,7 +28,6 @@ def waiting(t: Table) -> list[int]:
         return [v.identity_id for v in s.exec(select(Volunteer).order_by(col(Volunteer.id)))]
 
 
-
 def test_a_volunteer_takes_the_seat_of_a_player_who_keeps_letting_phases_pass(table: Table) -> None:
     t = table
     code = t.open("night 1h nominations 1h ballot 1h")
@@ -55,8 +54,11 @@ def test_a_volunteer_takes_the_seat_of_a_player_who_keeps_letting_phases_pass(ta
     assert ("svc.inactive.substituted", host) in keys and ("svc.inactive.host", host) not in keys
     # The newcomer learned privately whom he plays and his card (from the view function)...
     mine = [r for r in t.rows() if r.identity_id == newcomer.id]
-    assert [r.key for r in mine if r.key.startswith("svc.")][:3] == ["svc.volunteer.ok", "svc.substitute.welcome",
-                                                                    "svc.role"]
+    assert [r.key for r in mine if r.key.startswith("svc.")][:3] == [
+        "svc.volunteer.ok",
+        "svc.substitute.welcome",
+        "svc.role",
+    ]
     role_text = next(r.text for r in mine if r.key == "svc.role")
     assert idle in next(r.text for r in mine if r.key == "svc.substitute.welcome")
     assert role_name("es", card) in role_text  # in his language: he wrote "voluntario"

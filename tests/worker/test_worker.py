@@ -77,13 +77,35 @@ class Worker:
         before = self._starts()
         self.log = open(self.tmp / "worker.log", "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [*celery, "worker", "-P", "solo", "--without-mingle", "--without-gossip", "--without-heartbeat",
-             "-l", "info"], cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        self.beat_proc = subprocess.Popen(
-            [*celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True) if self.beat else None
+            [
+                *celery,
+                "worker",
+                "-P",
+                "solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-l",
+                "info",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.beat_proc = (
+            subprocess.Popen(
+                [*celery, "beat", "-s", str(self.tmp / "beat-schedule"), "-l", "warning"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            if self.beat
+            else None
+        )
         # Up before the test goes on: the timeouts below are for the worker's work, not for Python
         # importing Celery on a loaded machine (a restart took 25 s with a load average of 10).
         self._ready(before)
@@ -133,8 +155,9 @@ class Watched(Protocol):
     def tail(self) -> str: ...
 
 
-def wait(what: Callable[[], Any], worker: Watched, timeout: float = 30, why: str = "",
-         state: Callable[[], str] | None = None) -> Any:
+def wait(
+    what: Callable[[], Any], worker: Watched, timeout: float = 30, why: str = "", state: Callable[[], str] | None = None
+) -> Any:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         got = what()
@@ -142,8 +165,9 @@ def wait(what: Callable[[], Any], worker: Watched, timeout: float = 30, why: str
             return got
         time.sleep(0.1)
     worker.dump_stacks()
-    raise AssertionError(f"timed out waiting for {why}\n{state() if state else ''}\n"
-                         f"--- worker log ---\n{worker.tail()}")
+    raise AssertionError(
+        f"timed out waiting for {why}\n{state() if state else ''}\n--- worker log ---\n{worker.tail()}"
+    )
 
 
 @pytest.fixture
@@ -164,18 +188,26 @@ def fake() -> Iterator[FakeTelegram]:
 
 
 def _env(tmp: Path, db: Engine, redis_url: str, fake: FakeTelegram) -> dict[str, str]:
-    return {**os.environ, "LUPUS_TEST_CLOCK": str(tmp / "clock"),
-            "DATABASE_URL": db.url.render_as_string(hide_password=False), "REDIS_URL": redis_url,
-            "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_URL": fake.url,  # type: ignore[attr-defined]
-            # A whole channel and where the app would be: a worker refuses to start without them.
-            "TELEGRAM_WEBHOOK_SECRET": "worker-test-secret", "PUBLIC_URL": "http://127.0.0.1:9",
-            "SWEEP_SECONDS": "0.5", "OUTBOX_SWEEP_SECONDS": "1", "REMINDER_SWEEP_SECONDS": "1",
-            # A close lost with a killed worker is enqueued again after 10 s instead of a minute.
-            "CLOSE_RETRY_SECONDS": "10",
-            # Compressed like the sweeps: the stand-in answers in milliseconds, so a send in flight
-            # when the worker is killed is taken for abandoned after 15 s instead of a minute (the
-            # chat waits behind it meanwhile, to keep its texts in order).
-            "DISPATCH_LEASE_SECONDS": "15"}
+    return {
+        **os.environ,
+        "LUPUS_TEST_CLOCK": str(tmp / "clock"),
+        "DATABASE_URL": db.url.render_as_string(hide_password=False),
+        "REDIS_URL": redis_url,
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_API_URL": fake.url,  # type: ignore[attr-defined]
+        # A whole channel and where the app would be: a worker refuses to start without them.
+        "TELEGRAM_WEBHOOK_SECRET": "worker-test-secret",
+        "PUBLIC_URL": "http://127.0.0.1:9",
+        "SWEEP_SECONDS": "0.5",
+        "OUTBOX_SWEEP_SECONDS": "1",
+        "REMINDER_SWEEP_SECONDS": "1",
+        # A close lost with a killed worker is enqueued again after 10 s instead of a minute.
+        "CLOSE_RETRY_SECONDS": "10",
+        # Compressed like the sweeps: the stand-in answers in milliseconds, so a send in flight
+        # when the worker is killed is taken for abandoned after 15 s instead of a minute (the
+        # chat waits behind it meanwhile, to keep its texts in order).
+        "DISPATCH_LEASE_SECONDS": "15",
+    }
 
 
 def _table(tmp: Path, db: Engine, redis_url: str) -> Table:
@@ -201,8 +233,9 @@ def _closes(table: Table, worker: Worker) -> None:
 
 def _settled(db: Engine) -> bool:
     with Session(db) as s:
-        return not s.exec(select(func.count()).select_from(Outbox)
-                          .where(col(Outbox.status).in_(("pending", "sending")))).one()
+        return not s.exec(
+            select(func.count()).select_from(Outbox).where(col(Outbox.status).in_(("pending", "sending")))
+        ).one()
 
 
 def drain_timeout(db: Engine, floor: float = 60) -> float:
@@ -211,24 +244,35 @@ def drain_timeout(db: Engine, floor: float = 60) -> float:
     played in seconds leaves its busiest reader (the host who sees everything) a queue that takes
     that many seconds; the faster the machine plays the game, the longer the queue at its end."""
     with Session(db) as s:
-        most = s.exec(select(func.count()).select_from(Outbox).where(col(Outbox.status).in_(("pending", "sending")))
-                      .group_by(col(Outbox.identity_id)).order_by(func.count().desc()).limit(1)).first()
+        most = s.exec(
+            select(func.count())
+            .select_from(Outbox)
+            .where(col(Outbox.status).in_(("pending", "sending")))
+            .group_by(col(Outbox.identity_id))
+            .order_by(func.count().desc())
+            .limit(1)
+        ).first()
     return floor + 1.5 * (most or 0)
 
 
 def _unsettled(db: Engine) -> str:
     """What is still to send, for a failure message: why did it not go?"""
     with Session(db) as s:
-        rows = s.exec(select(Outbox).where(col(Outbox.status).in_(("pending", "sending")))
-                      .order_by(col(Outbox.id))).all()
-        return "\n".join(f"{r.id} {r.identity_id} {r.status} attempts={r.attempts} not_before={r.not_before} "
-                         f"sent_at={r.sent_at} {r.last_error!r} {r.key}" for r in rows)
+        rows = s.exec(
+            select(Outbox).where(col(Outbox.status).in_(("pending", "sending"))).order_by(col(Outbox.id))
+        ).all()
+        return "\n".join(
+            f"{r.id} {r.identity_id} {r.status} attempts={r.attempts} not_before={r.not_before} "
+            f"sent_at={r.sent_at} {r.last_error!r} {r.key}"
+            for r in rows
+        )
 
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engine, redis_db: Any,
-                                                        fake: FakeTelegram) -> None:
+def test_a_slow_game_is_played_to_the_end_by_the_worker(
+    tmp_path: Path, pg: Engine, redis_db: Any, fake: FakeTelegram
+) -> None:
     table = _table(tmp_path, pg, REDIS_URL)
     blocked = table.addr["hal"]
     fake.block(int(blocked))
@@ -247,13 +291,19 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
             _closes(table, worker)
             phases += 1
         assert table.game().status == "over"
+
         # Game time goes on while the last texts drain (a backoff after a timeout is game time too).
         def later_and_settled() -> bool:
             table.advance(minutes=10)
             return _settled(pg)
 
-        wait(later_and_settled, worker, timeout=drain_timeout(pg), why="the outbox to drain",
-             state=lambda: _unsettled(pg))
+        wait(
+            later_and_settled,
+            worker,
+            timeout=drain_timeout(pg),
+            why="the outbox to drain",
+            state=lambda: _unsettled(pg),
+        )
     finally:
         worker.stop()
     rows = table.rows()
@@ -261,7 +311,8 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
     hal = table.person(blocked)
     assert hal.unreachable
     assert {r.status for r in rows if r.identity_id != hal.id} == {"sent"}, [
-        (r.id, r.key, r.attempts, r.last_error) for r in rows if r.status != "sent" and r.identity_id != hal.id]
+        (r.id, r.key, r.attempts, r.last_error) for r in rows if r.status != "sent" and r.identity_id != hal.id
+    ]
     # Exactly once, but for the worker killed above: the rows it had in flight (one round of
     # sends, at most CONCURRENCY texts) went out again after their lease, each at most once more
     # (no platform deduplicates; those it had not yet sent reach the player only then).
@@ -285,8 +336,9 @@ def test_a_slow_game_is_played_to_the_end_by_the_worker(tmp_path: Path, pg: Engi
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_deadline_task_delivered_twice_closes_the_phase_once(tmp_path: Path, pg: Engine, redis_db: Any,
-                                                               fake: FakeTelegram) -> None:
+def test_a_deadline_task_delivered_twice_closes_the_phase_once(
+    tmp_path: Path, pg: Engine, redis_db: Any, fake: FakeTelegram
+) -> None:
     table = _table(tmp_path, pg, REDIS_URL)
     table.open()
     game = table.game()
@@ -298,16 +350,19 @@ def test_a_deadline_task_delivered_twice_closes_the_phase_once(tmp_path: Path, p
         producer.send_task("lupus.close_phase", args=[game.id, game.phase_no])
     worker.start()
     try:
-        wait(lambda: not any(redis_db.llen(q) for q in QUEUES) and not redis_db.hlen("unacked"), worker,
-             why="both tasks")
+        wait(
+            lambda: not any(redis_db.llen(q) for q in QUEUES) and not redis_db.hlen("unacked"), worker, why="both tasks"
+        )
         wait(lambda: _settled(pg), worker, why="the outbox to drain")
     finally:
         worker.stop()
     assert table.game().phase_no == game.phase_no + 1
     with Session(pg) as s:
-        logged = s.exec(select(func.count()).select_from(GameEvent).where(
-            GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no + 1,
-            GameEvent.kind == "event")).one()
+        logged = s.exec(
+            select(func.count())
+            .select_from(GameEvent)
+            .where(GameEvent.game_id == game.id, GameEvent.phase_no == game.phase_no + 1, GameEvent.kind == "event")
+        ).one()
     assert logged  # the phase closed once: a second close would have logged in phase + 2
     with Session(pg) as s:
         assert not s.exec(select(GameEvent).where(GameEvent.phase_no > game.phase_no + 1)).first()
@@ -318,8 +373,11 @@ def _port_for_a_server() -> int:
     handed, while the server is down for a restart, to an outgoing connection made meanwhile (the
     worker, beat and the web app keep reconnecting), even to a reconnection to the port itself, which
     then talks to itself; the server then cannot listen on it again."""
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0]) \
-        if Path("/proc/sys/net/ipv4/ip_local_port_range").exists() else 32768
+    low = (
+        int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+        if Path("/proc/sys/net/ipv4/ip_local_port_range").exists()
+        else 32768
+    )
     for port in random.Random().sample(range(min(20000, low // 2), low), 200):
         with socket.socket() as s:
             try:
@@ -340,8 +398,21 @@ class RedisServer:
         self.port = _port_for_a_server()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log_path = tmp / "redis.log"
-        self.cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--dir", str(tmp), "--logfile", str(self.log_path)]
+        self.cmd = [
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp),
+            "--logfile",
+            str(self.log_path),
+        ]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 10) -> None:

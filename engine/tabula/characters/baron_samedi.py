@@ -14,13 +14,24 @@ USED = "revived_by"
 
 def _can_revive(state: TabulaState, actor: str) -> bool:
     w = state.welcome
-    return (state.night >= 2 and actor not in state.marks.get(USED, ())
-            and w is not None and w != actor and w not in state.alive)
+    return (
+        state.night >= 2
+        and actor not in state.marks.get(USED, ())
+        and w is not None
+        and w != actor
+        and w not in state.alive
+    )
 
 
-REVIVE = Power(Verb.REVIVE, "revive:{actor}", no_target=True, as_ghost=True, when=_can_revive,
-               why_not='Baron Samedi revives once, from the second night, the "Welcome!" holder '
-                       "if he is a Ghost and is not Baron Samedi himself")
+REVIVE = Power(
+    Verb.REVIVE,
+    "revive:{actor}",
+    no_target=True,
+    as_ghost=True,
+    when=_can_revive,
+    why_not='Baron Samedi revives once, from the second night, the "Welcome!" holder '
+    "if he is a Ghost and is not Baron Samedi himself",
+)
 
 BARON_SAMEDI = register(Character(Role.BARON_SAMEDI, Team.HUMANS, powers=(REVIVE,)))
 

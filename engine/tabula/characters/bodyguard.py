@@ -13,8 +13,9 @@ def _from_second_night(state: TabulaState, actor: str) -> bool:
     return state.night >= 2
 
 
-GUARD = Power(Verb.PROTECT, "protect:{actor}", when=_from_second_night,
-              why_not="the Bodyguard protects from the second night on")
+GUARD = Power(
+    Verb.PROTECT, "protect:{actor}", when=_from_second_night, why_not="the Bodyguard protects from the second night on"
+)
 
 BODYGUARD = register(Character(Role.BODYGUARD, Team.HUMANS, powers=(GUARD,), min_players=11))
 

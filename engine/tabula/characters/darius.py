@@ -20,8 +20,17 @@ _ = werehamster
 SLOT = "darius"
 SIGHT = Power(Verb.SEE, SLOT)
 
-DARIUS = register(Character(Role.DARIUS, Team.DARIUS, reads_as_were=True, wicked=True, ghost_team=Team.HUMANS,
-                            powers=(SIGHT,), min_players=9))
+DARIUS = register(
+    Character(
+        Role.DARIUS,
+        Team.DARIUS,
+        reads_as_were=True,
+        wicked=True,
+        ghost_team=Team.HUMANS,
+        powers=(SIGHT,),
+        min_players=9,
+    )
+)
 
 
 @night_step(32, "darius", Role.DARIUS)

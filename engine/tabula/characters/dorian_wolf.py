@@ -19,8 +19,12 @@ def _first_night(state: TabulaState, actor: str) -> bool:
     return state.night == 1
 
 
-GIVE = Power(Verb.PORTRAIT, "portrait:{actor}", when=_first_night,
-             why_not="Dorian Wolf gives his Portrait on the first night only")
+GIVE = Power(
+    Verb.PORTRAIT,
+    "portrait:{actor}",
+    when=_first_night,
+    why_not="Dorian Wolf gives his Portrait on the first night only",
+)
 
 
 def _killed(table: Table, who: str, cause: str) -> None:
@@ -34,8 +38,9 @@ def _killed(table: Table, who: str, cause: str) -> None:
     table.kill(holder, TOKEN, by=[who])
 
 
-DORIAN_WOLF = register(Character(Role.DORIAN_WOLF, Team.HUMANS, powers=(GIVE, reveal_power()), on_death=_killed,
-                                 min_players=12))
+DORIAN_WOLF = register(
+    Character(Role.DORIAN_WOLF, Team.HUMANS, powers=(GIVE, reveal_power()), on_death=_killed, min_players=12)
+)
 
 
 @night_step(12, "dorian_wolf", Role.DORIAN_WOLF)

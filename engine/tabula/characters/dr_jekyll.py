@@ -19,8 +19,12 @@ def _can_drink(state: TabulaState, actor: str) -> bool:
     return state.night >= 2 and (state.rules is RuleSet.AURA or actor not in state.marks.get(DRUNK, ()))
 
 
-POTION = Power(Verb.POTION, "potion:{actor}", when=_can_drink,
-               why_not="Dr. Jekyll drinks the potion from the second night on, and in this game only once")
+POTION = Power(
+    Verb.POTION,
+    "potion:{actor}",
+    when=_can_drink,
+    why_not="Dr. Jekyll drinks the potion from the second night on, and in this game only once",
+)
 
 DR_JEKYLL = register(Character(Role.DR_JEKYLL, Team.HUMANS, powers=(POTION,)))
 

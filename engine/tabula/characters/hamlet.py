@@ -30,16 +30,25 @@ def _first_aura_night(state: TabulaState, actor: str) -> bool:
 
 
 GIVE = Power(Verb.SKULL, "skull:{actor}", when=_first_night, why_not="Hamlet gives the Skull on the first night only")
-PEEK = Power(Verb.PEEK, "peek:{actor}", when=_first_aura_night,
-             why_not="Hamlet peeks at an Aura on the first night of the Aura variant only")
+PEEK = Power(
+    Verb.PEEK,
+    "peek:{actor}",
+    when=_first_aura_night,
+    why_not="Hamlet peeks at an Aura on the first night of the Aura variant only",
+)
 
 
 def _holds_skull(state: TabulaState, actor: str) -> bool:
     return state.marks.get(TOKEN) == actor
 
 
-PASS = Power(Verb.SKULL, "skull_pass:{actor}", phases=frozenset({Phase.NOMINATIONS, Phase.BALLOT}),
-             when=_holds_skull, why_not="only the Skull's holder passes it, by day")
+PASS = Power(
+    Verb.SKULL,
+    "skull_pass:{actor}",
+    phases=frozenset({Phase.NOMINATIONS, Phase.BALLOT}),
+    when=_holds_skull,
+    why_not="only the Skull's holder passes it, by day",
+)
 
 
 @extra_powers(Role.HAMLET)
@@ -58,8 +67,9 @@ def _killed(table: Table, who: str, cause: str) -> None:
     table.kill(holder, TOKEN, by=[who])
 
 
-HAMLET = register(Character(Role.HAMLET, Team.HUMANS, powers=(GIVE, PEEK, reveal_power()), on_death=_killed,
-                            min_players=12))
+HAMLET = register(
+    Character(Role.HAMLET, Team.HUMANS, powers=(GIVE, PEEK, reveal_power()), on_death=_killed, min_players=12)
+)
 
 
 @night_step(14, "hamlet", Role.HAMLET)

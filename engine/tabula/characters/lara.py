@@ -18,8 +18,18 @@ def _deal(table: Table) -> None:
         werewolf.WEREWOLF.on_deal(table)
 
 
-LARA = register(Character(Role.LARA, Team.WEREWOLVES, reads_as_were=True, wicked=True, wolf=True, powers=(CLAW,),
-                          on_deal=_deal, channel=werewolf.CHANNEL))
+LARA = register(
+    Character(
+        Role.LARA,
+        Team.WEREWOLVES,
+        reads_as_were=True,
+        wicked=True,
+        wolf=True,
+        powers=(CLAW,),
+        on_deal=_deal,
+        channel=werewolf.CHANNEL,
+    )
+)
 
 
 @night_step(werewolf.ORDER - 5, "lara", Role.LARA)

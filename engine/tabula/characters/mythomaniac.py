@@ -37,8 +37,9 @@ def _second_night(state: TabulaState, actor: str) -> bool:
     return state.night == 2 and became(state, actor) is None
 
 
-MIMIC = Power(Verb.MIMIC, "mimic:{actor}", when=_second_night,
-              why_not="the Mythomaniac chooses only during the second night")
+MIMIC = Power(
+    Verb.MIMIC, "mimic:{actor}", when=_second_night, why_not="the Mythomaniac chooses only during the second night"
+)
 
 MYTHOMANIAC = register(Character(Role.MYTHOMANIAC, Team.HUMANS, powers=(MIMIC,), min_players=16))
 
@@ -81,11 +82,11 @@ def tell_the_news(table: Table) -> None:
             continue
         if role is Role.WEREWOLF:
             members = pack(state)  # the living pack, him among them
-            table.tell(members, "mythomaniac.joined_pack", channel="werewolves", member=myth,
-                       members=list(members))
+            table.tell(members, "mythomaniac.joined_pack", channel="werewolves", member=myth, members=list(members))
         elif role is not None:
             mates = [p for p in state.living() if state.roles[p] is role or became(state, p) is role]
-            table.tell(mates, "mythomaniac.joined_seer", channel=role.value, member=myth, role=role.value,
-                       members=mates)
+            table.tell(
+                mates, "mythomaniac.joined_seer", channel=role.value, member=myth, role=role.value, members=mates
+            )
         else:
             table.tell(myth, "mythomaniac.stays_human", target=target)

@@ -35,8 +35,9 @@ def look(table: Table, slot: str, key: str) -> None:
     if not readers:
         return
     were = reads_as_were(table.start, target)
-    table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target, were=were,
-               night=table.start.night)
+    table.tell(
+        readers, key, channel=slot if len(readers) > 1 else None, target=target, were=were, night=table.start.night
+    )
     table.note("look", by=readers, target=target, as_card=slot, were=were)
     hook = card(table.start, target).on_seen
     if hook is not None and slot in SEEING_SLOTS:
@@ -49,8 +50,9 @@ def _aura_look(table: Table, slot: str, key: str) -> None:
     readers = sharers(table, slot)
     if target is not None and readers:
         seen = sight(table, target)
-        table.tell(readers, key, channel=slot if len(readers) > 1 else None, target=target,
-                   night=table.start.night, **seen)
+        table.tell(
+            readers, key, channel=slot if len(readers) > 1 else None, target=target, night=table.start.night, **seen
+        )
         table.note("look", by=readers, target=target, as_card=slot, **seen)
 
 

@@ -57,8 +57,11 @@ WEREWOLF = register(
 
 def _named(state: TabulaState) -> dict[str, str]:
     """Each living Werewolf's victim so far, in seating order."""
-    found = [(slot[5:], c[1]) for slot, c in state.choices.items()
-             if slot.startswith("pack:") and c[1] is not None and slot[5:] in state.alive]
+    found = [
+        (slot[5:], c[1])
+        for slot, c in state.choices.items()
+        if slot.startswith("pack:") and c[1] is not None and slot[5:] in state.alive
+    ]
     return dict(sorted(found, key=lambda pc: state.players.index(pc[0])))
 
 

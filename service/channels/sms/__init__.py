@@ -51,8 +51,16 @@ class Sms:
     def cost(self, text: str) -> int:
         return gsm7.segments(text)
 
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
+    def keyboard(
+        self,
+        actions: Sequence[str],
+        code: str,
+        lang: str,
+        *,
+        phase: int,
+        seats: Sequence[str],
+        chosen: str | None = None,
+    ) -> Buttons | None:
         return None  # the texts number the choices instead
 
     def holds(self, notice: Notice, own: bool, first: bool) -> bool:
@@ -85,10 +93,14 @@ class Sms:
         from service.channels.sms.sender import TwilioSender  # Twilio's SDK: where one sends
 
         callback = settings.PUBLIC_URL.rstrip("/") + STATUS_PATH if settings.PUBLIC_URL else None
-        sender = TwilioSender(settings.TWILIO_ACCOUNT_SID or "", settings.TWILIO_AUTH_TOKEN or "",
-                              from_number=settings.TWILIO_FROM_NUMBER,
-                              messaging_service_sid=settings.TWILIO_MESSAGING_SERVICE_SID,
-                              api_url=settings.TWILIO_API_URL, status_callback=callback)
+        sender = TwilioSender(
+            settings.TWILIO_ACCOUNT_SID or "",
+            settings.TWILIO_AUTH_TOKEN or "",
+            from_number=settings.TWILIO_FROM_NUMBER,
+            messaging_service_sid=settings.TWILIO_MESSAGING_SERVICE_SID,
+            api_url=settings.TWILIO_API_URL,
+            status_callback=callback,
+        )
         return Outbound(sender, sender.sender_id)
 
     def credentials(self, settings: Settings) -> Credentials:

@@ -20,7 +20,8 @@ from typing import Literal
 # Of the Italian vowels with accents only à è é ì ò ù and É are here; the other capitals are not.
 _BASIC = (
     "@£$¥èéùìòÇ\nØø\rÅå"
-    "Δ_ΦΓΛΩΠΨΣΘΞ" "ÆæßÉ"
+    "Δ_ΦΓΛΩΠΨΣΘΞ"
+    "ÆæßÉ"
     " !\"#¤%&'()*+,-./"
     "0123456789:;<=>?"
     "¡ABCDEFGHIJKLMNO"
@@ -35,14 +36,47 @@ GSM7_EXTENDED = frozenset(_EXTENDED)
 
 # Replacements that change nothing a reader cares about but keep a text in GSM-7.
 _PUNCTUATION = {
-    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'", "´": "'",
-    "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"',
-    "‹": "'", "›": "'",
-    "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-",
-    "…": "...", "•": "-", "·": ".", "×": "x", "÷": "/",
-    "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2007": " ", "\u2009": " ", "\u200a": " ",
-    "\u202f": " ", "\u2028": "\n", "\u2029": "\n", "\t": " ",
-    "\u200b": "", "\ufeff": "", "\u00ad": "",
+    "‘": "'",
+    "’": "'",
+    "‚": "'",
+    "‛": "'",
+    "′": "'",
+    "`": "'",
+    "´": "'",
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "‟": '"',
+    "″": '"',
+    "«": '"',
+    "»": '"',
+    "‹": "'",
+    "›": "'",
+    "‐": "-",
+    "‑": "-",
+    "‒": "-",
+    "–": "-",
+    "—": "-",
+    "―": "-",
+    "−": "-",
+    "…": "...",
+    "•": "-",
+    "·": ".",
+    "×": "x",
+    "÷": "/",
+    "\u00a0": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+    "\u2007": " ",
+    "\u2009": " ",
+    "\u200a": " ",
+    "\u202f": " ",
+    "\u2028": "\n",
+    "\u2029": "\n",
+    "\t": " ",
+    "\u200b": "",
+    "\ufeff": "",
+    "\u00ad": "",
 }
 # Italian writes a capital vowel with a grave accent as the vowel plus an apostrophe when the accent
 # is unavailable ("E' l'alba"); a bare "E" would read as "and".
@@ -114,23 +148,65 @@ def to_gsm7(text: str) -> str:
 
 
 # What ``fold`` replaces before it drops accents: marks a translator or a player types.
-_PLAIN = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "«": '"', "»": '"',
-          "\u00a0": " ", "→": "->", "×": "x", "È": "E'"}
+_PLAIN = {
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "–": "-",
+    "—": "-",
+    "…": "...",
+    "«": '"',
+    "»": '"',
+    "\u00a0": " ",
+    "→": "->",
+    "×": "x",
+    "È": "E'",
+}
 
 
 #: Emoji an SMS reader would get as ``?`` (one for each code point of a ❤️ or a 👍🏽): the commonest
 #: faces and signs as the emoticons a texter types; any other run of emoji as one ``EMOJI`` mark.
 EMOTICONS = {
-    "🙂": ":)", "😊": ":)", "☺": ":)", "😀": ":D", "😃": ":D", "😄": ":D", "😁": ":D", "😆": "xD",
-    "😂": ":'D", "🤣": ":'D", "😉": ";)", "😜": ";P", "😛": ":P", "🙁": ":(", "☹": ":(", "😞": ":(",
-    "😟": ":(", "😢": ":'(", "😭": ":'(", "😮": ":O", "😲": ":O", "😱": ":O", "😐": ":|", "😠": ">:(",
-    "😡": ">:(", "❤": "<3", "😍": "<3", "😘": ":*", "👍": "(+1)", "👎": "(-1)",
+    "🙂": ":)",
+    "😊": ":)",
+    "☺": ":)",
+    "😀": ":D",
+    "😃": ":D",
+    "😄": ":D",
+    "😁": ":D",
+    "😆": "xD",
+    "😂": ":'D",
+    "🤣": ":'D",
+    "😉": ";)",
+    "😜": ";P",
+    "😛": ":P",
+    "🙁": ":(",
+    "☹": ":(",
+    "😞": ":(",
+    "😟": ":(",
+    "😢": ":'(",
+    "😭": ":'(",
+    "😮": ":O",
+    "😲": ":O",
+    "😱": ":O",
+    "😐": ":|",
+    "😠": ">:(",
+    "😡": ">:(",
+    "❤": "<3",
+    "😍": "<3",
+    "😘": ":*",
+    "👍": "(+1)",
+    "👎": "(-1)",
 }
 EMOJI = "[emoji]"
 # What rides on an emoji without being one: the variation selectors, the zero-width joiner of a
 # sequence (👨‍👩‍👧), the skin tones, the tags of a flag.
-_RIDERS = frozenset({0xFE0E, 0xFE0F, 0x200D, 0x20E3}) | frozenset(range(0x1F3FB, 0x1F400)) | frozenset(
-    range(0xE0020, 0xE0080))
+_RIDERS = (
+    frozenset({0xFE0E, 0xFE0F, 0x200D, 0x20E3})
+    | frozenset(range(0x1F3FB, 0x1F400))
+    | frozenset(range(0xE0020, 0xE0080))
+)
 _EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x2300, 0x23FF))
 
 

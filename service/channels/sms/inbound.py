@@ -31,16 +31,37 @@ class Service(Protocol):
 
     db: Engine
 
-    def handle_inbound(self, channel: str, address: str, external_id: str, text: str,
-                       display_name: str | None = None, *, chat: str | None = None,
-                       resubscribe: bool = True, stop: bool = False, overheard: bool = False) -> list[str]: ...
+    def handle_inbound(
+        self,
+        channel: str,
+        address: str,
+        external_id: str,
+        text: str,
+        display_name: str | None = None,
+        *,
+        chat: str | None = None,
+        resubscribe: bool = True,
+        stop: bool = False,
+        overheard: bool = False,
+    ) -> list[str]: ...
+
 
 CHANNEL = "sms"
 STOP_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "revoke", "optout"})
 START_WORDS = frozenset({"start", "unstop", "yes"})
 #: Delivery reports in the order they happen: a late "sent" must not overwrite "delivered".
-STATUS_RANK = {"accepted": 0, "scheduled": 0, "queued": 1, "sending": 2, "sent": 3, "delivered": 4, "read": 5,
-               "undelivered": 6, "failed": 6, "canceled": 6}
+STATUS_RANK = {
+    "accepted": 0,
+    "scheduled": 0,
+    "queued": 1,
+    "sending": 2,
+    "sent": 3,
+    "delivered": 4,
+    "read": 5,
+    "undelivered": 6,
+    "failed": 6,
+    "canceled": 6,
+}
 OPTED_OUT_ERRORS = frozenset({"21610"})
 
 
@@ -62,7 +83,7 @@ def cleaned(form: Mapping[str, str]) -> dict[str, str]:
 
 
 def keyword(form: Mapping[str, str]) -> str | None:
-    """"stop", "start" or None: what Twilio says (Advanced Opt-Out), else a keyword alone in the body."""
+    """ "stop", "start" or None: what Twilio says (Advanced Opt-Out), else a keyword alone in the body."""
     kind = form.get("OptOutType", "").strip().lower()
     if kind in ("stop", "start"):
         return kind

@@ -10,7 +10,7 @@ from service.channels.base import FAIL, OK, SKIP, Check
 from service.channels.sms.routes import PATH, STATUS_PATH
 from service.settings import Settings
 
-FIX = "run `lupus setup`, or set it under the number's Messaging configuration, \"A message comes in\""
+FIX = 'run `lupus setup`, or set it under the number\'s Messaging configuration, "A message comes in"'
 
 
 def _url(cfg: Settings, path: str) -> str:
@@ -22,9 +22,15 @@ def _number(cfg: Settings) -> tuple[Any, list[Check]]:
     if not (cfg.TWILIO_ACCOUNT_SID and cfg.TWILIO_AUTH_TOKEN):
         return None, [Check("twilio", SKIP, "off (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are not set)")]
     if not cfg.TWILIO_FROM_NUMBER:
-        return None, [Check("twilio number", SKIP, "a Messaging Service sends (TWILIO_MESSAGING_SERVICE_SID): check "
-                            "in the console that its Integration sends incoming messages to "
-                            f"{_url(cfg, PATH)} (not checked from here)")]
+        return None, [
+            Check(
+                "twilio number",
+                SKIP,
+                "a Messaging Service sends (TWILIO_MESSAGING_SERVICE_SID): check "
+                "in the console that its Integration sends incoming messages to "
+                f"{_url(cfg, PATH)} (not checked from here)",
+            )
+        ]
     from twilio.base.exceptions import TwilioRestException
     from twilio.rest import Client
 
@@ -33,11 +39,21 @@ def _number(cfg: Settings) -> tuple[Any, list[Check]]:
     try:
         numbers = client.incoming_phone_numbers.list(phone_number=cfg.TWILIO_FROM_NUMBER, limit=5)
     except TwilioRestException as e:
-        return None, [Check("twilio number", FAIL, f"Twilio refused ({e.status}, {e.code}): are TWILIO_ACCOUNT_SID "
-                            "and TWILIO_AUTH_TOKEN this account's?")]
+        return None, [
+            Check(
+                "twilio number",
+                FAIL,
+                f"Twilio refused ({e.status}, {e.code}): are TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN this account's?",
+            )
+        ]
     if not numbers:
-        return None, [Check("twilio number", FAIL, f"{cfg.TWILIO_FROM_NUMBER} is not a number of this account "
-                            "(TWILIO_FROM_NUMBER, in E.164: +39...)")]
+        return None, [
+            Check(
+                "twilio number",
+                FAIL,
+                f"{cfg.TWILIO_FROM_NUMBER} is not a number of this account (TWILIO_FROM_NUMBER, in E.164: +39...)",
+            )
+        ]
     return numbers[0], []
 
 
@@ -67,10 +83,17 @@ def doctor(cfg: Settings) -> list[Check]:
         out.append(Check("twilio sms url", OK, f"incoming texts go to POST {want}"))
     status = number.status_callback or ""
     if status.startswith(_url(cfg, STATUS_PATH)):
-        out.append(Check("twilio status url", FAIL, f"the number has a status callback ({status}): remove it. The "
-                         "app asks for each text's delivery report itself (with the text's key); "
-                         "reports sent to the number's URL carry none, and are refused"))
+        out.append(
+            Check(
+                "twilio status url",
+                FAIL,
+                f"the number has a status callback ({status}): remove it. The "
+                "app asks for each text's delivery report itself (with the text's key); "
+                "reports sent to the number's URL carry none, and are refused",
+            )
+        )
     else:
-        out.append(Check("twilio status url", OK, "each text asks for its own delivery report, at "
-                         f"{_url(cfg, STATUS_PATH)}"))
+        out.append(
+            Check("twilio status url", OK, f"each text asks for its own delivery report, at {_url(cfg, STATUS_PATH)}")
+        )
     return out

@@ -26,20 +26,53 @@ _SIGNATURE = {"name": "X-Twilio-Signature", "in": "header", "required": True, "s
 TWILIO_SMS: dict[str, Any] = {
     "summary": "An incoming SMS (Twilio messaging webhook)",
     "parameters": [_SIGNATURE],
-    "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {
-        "type": "object", "required": ["MessageSid", "AccountSid", "From", "To", "Body"],
-        "properties": {"MessageSid": STR, "AccountSid": STR, "MessagingServiceSid": STR, "From": STR,
-                       "To": STR, "Body": STR, "NumSegments": STR, "OptOutType": STR}}}}},
-    "responses": {"200": {"description": "Empty TwiML: replies go through the outbox",
-                          "content": {"text/xml": {"schema": STR}}}, **ERRORS},
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/x-www-form-urlencoded": {
+                "schema": {
+                    "type": "object",
+                    "required": ["MessageSid", "AccountSid", "From", "To", "Body"],
+                    "properties": {
+                        "MessageSid": STR,
+                        "AccountSid": STR,
+                        "MessagingServiceSid": STR,
+                        "From": STR,
+                        "To": STR,
+                        "Body": STR,
+                        "NumSegments": STR,
+                        "OptOutType": STR,
+                    },
+                }
+            }
+        },
+    },
+    "responses": {
+        "200": {"description": "Empty TwiML: replies go through the outbox", "content": {"text/xml": {"schema": STR}}},
+        **ERRORS,
+    },
 }
 TWILIO_STATUS: dict[str, Any] = {
     "summary": "A delivery report for a text sent (Twilio status callback)",
     "parameters": [_SIGNATURE, {"name": "key", "in": "query", "required": True, "schema": STR}],
-    "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {
-        "type": "object", "required": ["MessageSid", "AccountSid", "MessageStatus"],
-        "properties": {"MessageSid": STR, "AccountSid": STR, "MessageStatus": STR, "ErrorCode": STR,
-                       "To": STR}}}}},
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/x-www-form-urlencoded": {
+                "schema": {
+                    "type": "object",
+                    "required": ["MessageSid", "AccountSid", "MessageStatus"],
+                    "properties": {
+                        "MessageSid": STR,
+                        "AccountSid": STR,
+                        "MessageStatus": STR,
+                        "ErrorCode": STR,
+                        "To": STR,
+                    },
+                }
+            }
+        },
+    },
     "responses": {"204": {"description": "Recorded"}, **ERRORS},
 }
 """What the routes take, as OpenAPI says it (``service.channels.webhooks``)."""

@@ -37,8 +37,16 @@ class Telegram(Plain):
         """Telegram groups have negative chat ids."""
         return address.startswith("-")
 
-    def keyboard(self, actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-                 chosen: str | None = None) -> Buttons | None:
+    def keyboard(
+        self,
+        actions: Sequence[str],
+        code: str,
+        lang: str,
+        *,
+        phase: int,
+        seats: Sequence[str],
+        chosen: str | None = None,
+    ) -> Buttons | None:
         return presentation.buttons(actions, code, lang, phase=phase, seats=seats, chosen=chosen)
 
     def rules(self, settings: Settings) -> Mapping[str, Sequence[Rule]]:
@@ -55,8 +63,10 @@ class Telegram(Plain):
         two sends' delays. A group: 20 a minute, here 15 a minute with a burst of 3, at most 18 in
         any minute. (What queues for a group goes merged, so a group rarely needs more.)"""
         bot = Rule("channel", Rate(settings.TELEGRAM_PER_SECOND, 1.0))
-        return {"private": [bot, Rule("address", Rate(1, 1.0, burst=2))],
-                "group": [bot, Rule("address", Rate(15, 60.0, burst=3))]}
+        return {
+            "private": [bot, Rule("address", Rate(1, 1.0, burst=2))],
+            "group": [bot, Rule("address", Rate(15, 60.0, burst=3))],
+        }
 
     def outbound(self, settings: Settings) -> Outbound:
         """A sender for the bot ``TELEGRAM_BOT_TOKEN`` (through ``TELEGRAM_API_URL``), its budget

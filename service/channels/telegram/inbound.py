@@ -117,8 +117,11 @@ def _object(parent: dict[str, Any], key: str) -> dict[str, Any] | None:
 def _user(parent: dict[str, Any], key: str) -> dict[str, Any] | None:
     """A User (``from``) as the Bot API sends it: an integer id, a first name, ``is_bot``."""
     user = _object(parent, key)
-    if user is not None and (type(user.get("id")) is not int or not isinstance(user.get("first_name"), str)
-                             or not isinstance(user.get("is_bot"), bool)):
+    if user is not None and (
+        type(user.get("id")) is not int
+        or not isinstance(user.get("first_name"), str)
+        or not isinstance(user.get("is_bot"), bool)
+    ):
         raise NotAnUpdate(key)
     return user
 
@@ -148,12 +151,16 @@ def incoming(update: dict[str, Any], bot_username: str | None = None) -> Incomin
         name, lang = game_name(user["first_name"]), language(user)
         if read is None:  # empty, or no button of ours: answered all the same (webhook_answer)
             return Incoming(CHANNEL, str(user["id"]), uid, "", name, where, callback_id=query["id"], language=lang)
-        at = (str(chat["id"]), message["message_id"]) if chat is not None and message is not None \
-            and type(message.get("message_id")) is int else None
+        at = (
+            (str(chat["id"]), message["message_id"])
+            if chat is not None and message is not None and type(message.get("message_id")) is int
+            else None
+        )
         move, phase = read
         tap = Tap(phase, *at) if at is not None else Tap(phase)
-        return Incoming(CHANNEL, str(user["id"]), uid, move, name, where, callback_id=query["id"], tap=tap,
-                        language=lang)
+        return Incoming(
+            CHANNEL, str(user["id"]), uid, move, name, where, callback_id=query["id"], tap=tap, language=lang
+        )
     msg = _object(update, "message")
     if msg is None:
         return None
@@ -168,10 +175,25 @@ def incoming(update: dict[str, Any], bot_username: str | None = None) -> Incomin
     if not text or (not private and addressed_elsewhere(text, bot_username)):
         return None
     if not private and not text.startswith("/"):
-        return Incoming(CHANNEL, str(user["id"]), uid, text, game_name(user["first_name"]), str(chat["id"]),
-                        overheard=True, language=language(user))
-    return Incoming(CHANNEL, str(user["id"]), uid, command_text(text), game_name(user["first_name"]),
-                    None if private else str(chat["id"]), language=language(user))
+        return Incoming(
+            CHANNEL,
+            str(user["id"]),
+            uid,
+            text,
+            game_name(user["first_name"]),
+            str(chat["id"]),
+            overheard=True,
+            language=language(user),
+        )
+    return Incoming(
+        CHANNEL,
+        str(user["id"]),
+        uid,
+        command_text(text),
+        game_name(user["first_name"]),
+        None if private else str(chat["id"]),
+        language=language(user),
+    )
 
 
 def webhook_answer(item: Incoming | None, replies: Sequence[str] = ()) -> dict[str, Any]:
@@ -185,5 +207,5 @@ def webhook_answer(item: Incoming | None, replies: Sequence[str] = ()) -> dict[s
     if item.unusable:
         note = t(item.language or "en", "tg.tap.unknown")
     if note:
-        answer["text"] = note if len(note) <= NOTICE_MAX else note[:NOTICE_MAX - 1] + "\u2026"
+        answer["text"] = note if len(note) <= NOTICE_MAX else note[: NOTICE_MAX - 1] + "\u2026"
     return answer

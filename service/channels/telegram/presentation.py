@@ -44,8 +44,16 @@ CHOSEN = "\u2713 "
 """Marks the button of the choice made (Telegram only: SMS has no buttons)."""
 
 
-def buttons(actions: Sequence[str], code: str, lang: str, *, phase: int, seats: Sequence[str],
-            chosen: str | None = None, per_row: int = 3) -> list[list[dict[str, str]]]:
+def buttons(
+    actions: Sequence[str],
+    code: str,
+    lang: str,
+    *,
+    phase: int,
+    seats: Sequence[str],
+    chosen: str | None = None,
+    per_row: int = 3,
+) -> list[list[dict[str, str]]]:
     """The same choices as inline buttons, each bound to its moment: a tap sends the game, the phase
     the button was made for and the move with seats for players (``#ABCD/4 vote 3``: short whatever
     the names, see ``button_data``), so a tap from a phase that is over changes
@@ -85,17 +93,49 @@ def no_rights(error: str) -> bool:
 
 #: Telegram's "/" menu (setMyCommands), by scope: what a player writes most to the bot privately,
 #: and in a game's group (where everything is public: no night's verbs).
-MENU = {"private": ("help", "status", "role", "players", "vote", "new", "games", "lang"),
-        "group": ("help", "new", "join", "begin", "status", "players", "vote")}
+MENU = {
+    "private": ("help", "status", "role", "players", "vote", "new", "games", "lang"),
+    "group": ("help", "new", "join", "begin", "status", "players", "vote"),
+}
 #: Each command's word in each language: a word the grammar reads as that command (``begin`` is
 #: ``start``, Telegram's own ``/start`` being "open the bot").
 MENU_WORDS = {
-    "en": {"help": "help", "status": "status", "role": "role", "players": "players", "vote": "vote",
-           "new": "new", "games": "games", "lang": "lang", "join": "join", "begin": "begin"},
-    "it": {"help": "aiuto", "status": "stato", "role": "ruolo", "players": "giocatori", "vote": "vota",
-           "new": "nuova", "games": "partite", "lang": "lingua", "join": "entra", "begin": "inizia"},
-    "es": {"help": "ayuda", "status": "estado", "role": "rol", "players": "jugadores", "vote": "votar",
-           "new": "nueva", "games": "partidas", "lang": "idioma", "join": "unirse", "begin": "empezar"},
+    "en": {
+        "help": "help",
+        "status": "status",
+        "role": "role",
+        "players": "players",
+        "vote": "vote",
+        "new": "new",
+        "games": "games",
+        "lang": "lang",
+        "join": "join",
+        "begin": "begin",
+    },
+    "it": {
+        "help": "aiuto",
+        "status": "stato",
+        "role": "ruolo",
+        "players": "giocatori",
+        "vote": "vota",
+        "new": "nuova",
+        "games": "partite",
+        "lang": "lingua",
+        "join": "entra",
+        "begin": "inizia",
+    },
+    "es": {
+        "help": "ayuda",
+        "status": "estado",
+        "role": "rol",
+        "players": "jugadores",
+        "vote": "votar",
+        "new": "nueva",
+        "games": "partidas",
+        "lang": "idioma",
+        "join": "unirse",
+        "begin": "empezar",
+    },
 }
 
 

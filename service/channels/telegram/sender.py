@@ -57,10 +57,7 @@ def keyboard_markup(buttons: Keyboard | None) -> InlineKeyboardMarkup | None:
     if not buttons:
         return None
     return InlineKeyboardMarkup(
-        [
-            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
-            for row in buttons
-        ]
+        [[InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row] for row in buttons]
     )
 
 
@@ -187,18 +184,28 @@ class TelegramSender:
         moved: str | None = None
         try:
             try:
-                msg = self.call(lambda b: b.send_message(
-                    target, text, reply_markup=markup, parse_mode=self._parse_mode,
-                    link_preview_options=LinkPreviewOptions(is_disabled=True),
-                ))
+                msg = self.call(
+                    lambda b: b.send_message(
+                        target,
+                        text,
+                        reply_markup=markup,
+                        parse_mode=self._parse_mode,
+                        link_preview_options=LinkPreviewOptions(is_disabled=True),
+                    )
+                )
             except ChatMigrated as e:
                 # A group became a supergroup: send there once and tell the caller its new id.
                 new_id = e.new_chat_id
                 moved = str(new_id)
-                msg = self.call(lambda b: b.send_message(
-                    new_id, text, reply_markup=markup, parse_mode=self._parse_mode,
-                    link_preview_options=LinkPreviewOptions(is_disabled=True),
-                ))
+                msg = self.call(
+                    lambda b: b.send_message(
+                        new_id,
+                        text,
+                        reply_markup=markup,
+                        parse_mode=self._parse_mode,
+                        link_preview_options=LinkPreviewOptions(is_disabled=True),
+                    )
+                )
         except TelegramError as e:
             result = classify(e)
             log.info("telegram.send_failed", key=dedup_key, status=str(result.status), error=str(e))
@@ -214,10 +221,22 @@ class TelegramSender:
         refusal is this act's alone (REJECTED): the member stays reachable."""
         if action == KEYBOARD:
             return self._keyboard(chat, dedup_key)
-        permissions = ChatPermissions.all_permissions() if action == "unmute" else ChatPermissions(
-            can_send_messages=False, can_send_audios=False, can_send_documents=False, can_send_photos=False,
-            can_send_videos=False, can_send_video_notes=False, can_send_voice_notes=False,
-            can_send_polls=False, can_send_other_messages=False, can_add_web_page_previews=False)
+        permissions = (
+            ChatPermissions.all_permissions()
+            if action == "unmute"
+            else ChatPermissions(
+                can_send_messages=False,
+                can_send_audios=False,
+                can_send_documents=False,
+                can_send_photos=False,
+                can_send_videos=False,
+                can_send_video_notes=False,
+                can_send_voice_notes=False,
+                can_send_polls=False,
+                can_send_other_messages=False,
+                can_add_web_page_previews=False,
+            )
+        )
         target, user = chat_id(chat), int(address)
         try:
             try:

@@ -16,7 +16,7 @@ from service.channels.telegram.webhook import PATH
 from service.settings import Settings
 from service.texts.i18n import LANGUAGES
 
-FIX = "run `lupus setup` (heroku run lupus setup; fly ssh console -C \"lupus setup\")"
+FIX = 'run `lupus setup` (heroku run lupus setup; fly ssh console -C "lupus setup")'
 
 
 def webhook_url(cfg: Settings) -> str:
@@ -35,8 +35,13 @@ def setup(cfg: Settings, fresh: bool = False) -> list[Check]:
     if not cfg.TELEGRAM_BOT_TOKEN:
         return []
     if not cfg.TELEGRAM_WEBHOOK_SECRET:
-        return [Check("telegram webhook", FAIL, "TELEGRAM_WEBHOOK_SECRET is not set: Telegram would post updates "
-                      "that anyone could forge")]
+        return [
+            Check(
+                "telegram webhook",
+                FAIL,
+                "TELEGRAM_WEBHOOK_SECRET is not set: Telegram would post updates that anyone could forge",
+            )
+        ]
     from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
     from telegram.error import TelegramError
 
@@ -44,8 +49,12 @@ def setup(cfg: Settings, fresh: bool = False) -> list[Check]:
 
     async def register() -> str:
         async with _bot(cfg) as bot:
-            await bot.set_webhook(url, secret_token=cfg.TELEGRAM_WEBHOOK_SECRET,
-                                  allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=fresh)
+            await bot.set_webhook(
+                url,
+                secret_token=cfg.TELEGRAM_WEBHOOK_SECRET,
+                allowed_updates=list(ALLOWED_UPDATES),
+                drop_pending_updates=fresh,
+            )
             scopes = {"private": BotCommandScopeAllPrivateChats(), "group": BotCommandScopeAllGroupChats()}
             for scope in MENU:
                 for lang in (None, *LANGUAGES):  # None: everyone whose language has no menu of its own
@@ -57,8 +66,10 @@ def setup(cfg: Settings, fresh: bool = False) -> list[Check]:
         username = asyncio.run(register())
     except TelegramError as e:
         return [Check("telegram webhook", FAIL, f"Telegram refused: {e} (is TELEGRAM_BOT_TOKEN the bot's token?)")]
-    return [Check("telegram webhook", OK, f"@{username} now posts updates to {url}"),
-            Check("telegram menu", OK, f"the / menu is set in {', '.join(LANGUAGES)}")]
+    return [
+        Check("telegram webhook", OK, f"@{username} now posts updates to {url}"),
+        Check("telegram menu", OK, f"the / menu is set in {', '.join(LANGUAGES)}"),
+    ]
 
 
 def doctor(cfg: Settings) -> list[Check]:
@@ -78,15 +89,23 @@ def doctor(cfg: Settings) -> list[Check]:
     else:
         out.append(Check("telegram webhook", OK, f"Telegram posts updates to {want}"))
     pending = int(info.pending_update_count or 0)
-    out.append(Check("telegram pending", FAIL if pending > 100 else OK,
-                     f"{pending} update(s) wait to be delivered" + (": the webhook is failing or slow" if pending > 100
-                                                                     else "")))
+    out.append(
+        Check(
+            "telegram pending",
+            FAIL if pending > 100 else OK,
+            f"{pending} update(s) wait to be delivered" + (": the webhook is failing or slow" if pending > 100 else ""),
+        )
+    )
     if info.last_error_date is not None:
         when = info.last_error_date if info.last_error_date.tzinfo else info.last_error_date.replace(tzinfo=UTC)
         ago = datetime.now(UTC) - when
         recent = ago < timedelta(hours=1)
-        out.append(Check("telegram last error", FAIL if recent else OK,
-                         f"{int(ago.total_seconds() // 60)} min ago: {info.last_error_message}"
-                         + (" (a 403 is a wrong TELEGRAM_WEBHOOK_SECRET; a timeout or 5xx, the web process)"
-                            if recent else "")))
+        out.append(
+            Check(
+                "telegram last error",
+                FAIL if recent else OK,
+                f"{int(ago.total_seconds() // 60)} min ago: {info.last_error_message}"
+                + (" (a 403 is a wrong TELEGRAM_WEBHOOK_SECRET; a timeout or 5xx, the web process)" if recent else ""),
+            )
+        )
     return out

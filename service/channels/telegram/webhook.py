@@ -29,23 +29,56 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 PATH = "/telegram/webhook"
 
-_USER = {"type": "object", "required": ["id", "is_bot", "first_name"],
-         "properties": {"id": INT, "is_bot": {"type": "boolean"}, "first_name": STR, "username": STR,
-                        "language_code": STR}}
-_CHAT = {"type": "object", "required": ["id", "type"],
-         "properties": {"id": INT, "type": {"type": "string", "enum": ["private", "group", "supergroup", "channel"]},
-                        "title": STR, "first_name": STR}}
-_MESSAGE = {"type": "object", "required": ["message_id", "date", "chat"],
-            "properties": {"message_id": INT, "date": INT, "chat": _CHAT, "from": _USER, "text": STR}}
+_USER = {
+    "type": "object",
+    "required": ["id", "is_bot", "first_name"],
+    "properties": {"id": INT, "is_bot": {"type": "boolean"}, "first_name": STR, "username": STR, "language_code": STR},
+}
+_CHAT = {
+    "type": "object",
+    "required": ["id", "type"],
+    "properties": {
+        "id": INT,
+        "type": {"type": "string", "enum": ["private", "group", "supergroup", "channel"]},
+        "title": STR,
+        "first_name": STR,
+    },
+}
+_MESSAGE = {
+    "type": "object",
+    "required": ["message_id", "date", "chat"],
+    "properties": {"message_id": INT, "date": INT, "chat": _CHAT, "from": _USER, "text": STR},
+}
 TELEGRAM_WEBHOOK: dict[str, Any] = {
     "summary": "A Telegram update (Bot API setWebhook)",
     "parameters": [{"name": "X-Telegram-Bot-Api-Secret-Token", "in": "header", "required": True, "schema": STR}],
-    "requestBody": {"required": True, "content": {"application/json": {"schema": {
-        "type": "object", "required": ["update_id"],
-        "properties": {"update_id": INT, "message": _MESSAGE, "edited_message": _MESSAGE,
-                       "callback_query": {"type": "object", "required": ["id", "from", "chat_instance"],
-                                          "properties": {"id": STR, "from": _USER, "chat_instance": STR,
-                                                         "data": STR, "message": _MESSAGE}}}}}}},
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["update_id"],
+                    "properties": {
+                        "update_id": INT,
+                        "message": _MESSAGE,
+                        "edited_message": _MESSAGE,
+                        "callback_query": {
+                            "type": "object",
+                            "required": ["id", "from", "chat_instance"],
+                            "properties": {
+                                "id": STR,
+                                "from": _USER,
+                                "chat_instance": STR,
+                                "data": STR,
+                                "message": _MESSAGE,
+                            },
+                        },
+                    },
+                }
+            }
+        },
+    },
     "responses": ERRORS,
 }
 """What the route takes, as OpenAPI says it (``service.channels.webhooks``)."""
@@ -82,8 +115,13 @@ class TelegramWebhook:
             from service.channels.telegram.sender import bot_base_url
 
             settings = self.hub.settings
-            self._app = (Application.builder().token(settings.TELEGRAM_BOT_TOKEN or "")
-                         .base_url(bot_base_url(settings.TELEGRAM_API_URL)).updater(None).build())
+            self._app = (
+                Application.builder()
+                .token(settings.TELEGRAM_BOT_TOKEN or "")
+                .base_url(bot_base_url(settings.TELEGRAM_API_URL))
+                .updater(None)
+                .build()
+            )
         return self._app
 
     async def bot_username(self) -> str | None:
@@ -112,8 +150,9 @@ class TelegramWebhook:
         settings = self.hub.settings
         if self.off(settings) is not None:
             raise HTTPException(404, "Telegram is off")
-        if not inbound.authentic(request.headers.get("x-telegram-bot-api-secret-token", ""),
-                                 settings.TELEGRAM_WEBHOOK_SECRET):
+        if not inbound.authentic(
+            request.headers.get("x-telegram-bot-api-secret-token", ""), settings.TELEGRAM_WEBHOOK_SECRET
+        ):
             raise HTTPException(403, "bad secret")
         body = await read_body(request, "application/json")
         try:

@@ -28,8 +28,9 @@ def _url() -> str:
 
 def run_migrations_offline() -> None:
     url = _url()
-    context.configure(url=url, target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=url.startswith("sqlite"))
+    context.configure(
+        url=url, target_metadata=target_metadata, literal_binds=True, render_as_batch=url.startswith("sqlite")
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -38,8 +39,9 @@ def run_migrations_online() -> None:
     url = _url()
     engine = make_engine(url)
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata,
-                          render_as_batch=url.startswith("sqlite"))
+        context.configure(
+            connection=connection, target_metadata=target_metadata, render_as_batch=url.startswith("sqlite")
+        )
         with context.begin_transaction():
             context.run_migrations()
     engine.dispose()

@@ -84,8 +84,14 @@ def cards(key: str, n: int, seed: int = 1) -> Counter[Role]:
 
 
 def test_either_or_choices_come_from_the_seed() -> None:
-    seen = {frozenset(r for r in cards("the_few_and_the_special", 8, s) if r in
-                      (R.SEER, R.FORTUNE_TELLER, R.MISS_PURPLE, R.MEDIUM)) for s in range(40)}
+    seen = {
+        frozenset(
+            r
+            for r in cards("the_few_and_the_special", 8, s)
+            if r in (R.SEER, R.FORTUNE_TELLER, R.MISS_PURPLE, R.MEDIUM)
+        )
+        for s in range(40)
+    }
     assert {R.SEER, R.FORTUNE_TELLER} <= set().union(*seen)
     assert {R.MISS_PURPLE, R.MEDIUM} <= set().union(*seen)
     assert all(len(s) == 2 for s in seen)
@@ -134,14 +140,27 @@ def test_themes_set_the_deadly_owl_man() -> None:
     assert options("mythomania", 19)["deadly_owl"] is False
     assert options("mythomania", 20)["deadly_owl"] is True
     assert "deadly_owl" not in options("the_night_shift", 12)
-    state, _ = tabula_game(GameConfig(RuleSet.TABULA, players(12), theme="nights_of_blood",
-                                          options={"deadly_owl": False}), 1)
+    state, _ = tabula_game(
+        GameConfig(RuleSet.TABULA, players(12), theme="nights_of_blood", options={"deadly_owl": False}), 1
+    )
     assert state.options["deadly_owl"] is False  # the host's own option wins
 
 
 def test_a_deck_may_mix_expansion_and_base_characters() -> None:
-    mix = ["werewolf", "lara", "seer", "fortune_teller", "werecow", "darius", "baron_samedi", "hamlet",
-           "dr_jekyll", "bodyguard", "owl_man", "villager"]
+    mix = [
+        "werewolf",
+        "lara",
+        "seer",
+        "fortune_teller",
+        "werecow",
+        "darius",
+        "baron_samedi",
+        "hamlet",
+        "dr_jekyll",
+        "bodyguard",
+        "owl_man",
+        "villager",
+    ]
     state, _ = tabula_game(GameConfig(RuleSet.TABULA, players(12), deck=tuple(mix)), 3)
     assert sorted(r.value for r in state.roles.values()) == sorted(mix)
     with pytest.raises(InvalidSetup) as e:
@@ -194,14 +213,17 @@ def test_aura_four_players_deck_checked() -> None:
 
 
 def test_aura_state_round_trips_through_json() -> None:
-    g = Game({"ann": "werewolf", "bob": "werecow", "cat": "darius", "dan": "fortune_teller", "eve": "miss_purple"},
-             rules="aura")("ann: kill dan", "end")
+    g = Game(
+        {"ann": "werewolf", "bob": "werecow", "cat": "darius", "dan": "fortune_teller", "eve": "miss_purple"},
+        rules="aura",
+    )("ann: kill dan", "end")
     assert engine.from_json(engine.to_json(g.state)) == g.state
 
 
 # -- the end ----------------------------------------------------------------------------------------
-def ended(roles: dict[str, str], alive: list[str], rules: RuleSet = RuleSet.TABULA,
-          marks: dict[str, object] | None = None) -> tuple[Team, tuple[str, ...], str] | None:
+def ended(
+    roles: dict[str, str], alive: list[str], rules: RuleSet = RuleSet.TABULA, marks: dict[str, object] | None = None
+) -> tuple[Team, tuple[str, ...], str] | None:
     n = len(roles)
     filler = {f"x{i}": "villager" for i in range(max(0, 8 - n))} if rules is RuleSet.TABULA else {}
     allroles = {**roles, **filler}
@@ -273,8 +295,10 @@ def test_aura_end_conditions() -> None:
 
 
 def test_welcome_goes_at_random_to_one_of_several_dead() -> None:
-    roles = ("ann=werewolf bob=werewolf cat=seer dan=dr_jekyll eve=villager fay=villager gus=villager hal=villager "
-             "ivy=villager jon=villager kim=villager leo=villager")
+    roles = (
+        "ann=werewolf bob=werewolf cat=seer dan=dr_jekyll eve=villager fay=villager gus=villager hal=villager "
+        "ivy=villager jon=villager kim=villager leo=villager"
+    )
     welcomes = set()
     for seed in range(16):
         g = Game(roles, seed=seed)("end").lynch("gus")("dan: potion fay", "ann: kill hal", "end")

@@ -17,8 +17,17 @@ from engine.tabula.character import is_wolf, team_of
 from engine.tabula.state import TabulaState
 from tests.engine.invariants import Checker, views_private
 
-EXPANSION = ["baron_samedi", "miss_purple", "darius", "werecow", "deadalive", "dorian_wolf", "dr_jekyll", "hamlet",
-             "fortune_teller"]
+EXPANSION = [
+    "baron_samedi",
+    "miss_purple",
+    "darius",
+    "werecow",
+    "deadalive",
+    "dorian_wolf",
+    "dr_jekyll",
+    "hamlet",
+    "fortune_teller",
+]
 BASE = ["seer", "medium", "possessed", "bodyguard", "owl_man", "werehamster", "mythomaniac"]
 
 

@@ -25,15 +25,22 @@ FOUR = {
 FOUR_CHESTS = {"ann": "right", "bob": "right", "cat": "left", "dan": "right"}
 
 
-def game(players: Iterable[str] = ("ann", "bob", "cat", "dan"), roles: Mapping[str, Any] | None = None,
-         seed: int = 1, **options: Any) -> LupusburgState:
+def game(
+    players: Iterable[str] = ("ann", "bob", "cat", "dan"),
+    roles: Mapping[str, Any] | None = None,
+    seed: int = 1,
+    **options: Any,
+) -> LupusburgState:
     state, _ = game_and_events(players, roles, seed, **options)
     return state
 
 
-def game_and_events(players: Iterable[str] = ("ann", "bob", "cat", "dan"),
-                    roles: Mapping[str, Any] | None = None, seed: int = 1,
-                    **options: Any) -> tuple[LupusburgState, list[Event]]:
+def game_and_events(
+    players: Iterable[str] = ("ann", "bob", "cat", "dan"),
+    roles: Mapping[str, Any] | None = None,
+    seed: int = 1,
+    **options: Any,
+) -> tuple[LupusburgState, list[Event]]:
     state, events = new_game(GameConfig(RuleSet.LUPUSBURG, tuple(players), roles, options=options), seed)
     assert isinstance(state, LupusburgState)
     return state, events
@@ -143,8 +150,9 @@ Step = tuple[LupusburgState, list[Event], LupusburgState]
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
 
 
-def random_game(n: int, seed: int, close_chance: float = 0.15,
-                options: Mapping[str, Any] | None = None) -> Iterable[Step]:
+def random_game(
+    n: int, seed: int, close_chance: float = 0.15, options: Mapping[str, Any] | None = None
+) -> Iterable[Step]:
     """A game played by random legal moves and random deadlines: (before, events, after) per step."""
     import random
 

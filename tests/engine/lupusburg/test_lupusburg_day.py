@@ -39,8 +39,13 @@ def test_privilege_sees_then_shows_one_of_his_own() -> None:
     s, events = play(s, "ann: show right")
     shown, showed, answered = events
     assert shown.key == "privilege.shown" and shown.to == ("cat",)
-    assert dict(shown.data) == {"burgomaster": "ann", "house": "ann:right", "card": "townsfolk", "seen": "cat:left",
-                                "random": False}
+    assert dict(shown.data) == {
+        "burgomaster": "ann",
+        "house": "ann:right",
+        "card": "townsfolk",
+        "seen": "cat:left",
+        "random": False,
+    }
     # The Burgomaster is told what he showed (his own card), as a fact his ``role`` repeats.
     assert showed.key == "privilege.showed" and showed.to == ("ann",)
     assert dict(showed.data) == {"player": "cat", "side": "right", "card": "townsfolk", "random": False}
@@ -78,8 +83,7 @@ def test_privilege_rules() -> None:
             play(s, move)
         assert err.value.key == key
     s2, _ = play(s, "ann: privilege cat:left")
-    for move, key in [("ann: privilege dan:left", "privilege.used"),
-                      ("bob: show left", "privilege.not_burgomaster")]:
+    for move, key in [("ann: privilege dan:left", "privilege.used"), ("bob: show left", "privilege.not_burgomaster")]:
         with pytest.raises(IllegalAction) as err:
             play(s2, move)
         assert err.value.key == key
@@ -164,8 +168,12 @@ def test_bet_once_per_game() -> None:
 
 def test_bet_target_is_another_player() -> None:
     s = day1()
-    for move, key in [("cat: bet cat", "bet.self"), ("cat: bet ann:left", "bet.not_player"),
-                      ("cat: bet zed", "target.unknown"), ("cat: coin 8", "coin.no_draw")]:
+    for move, key in [
+        ("cat: bet cat", "bet.self"),
+        ("cat: bet ann:left", "bet.not_player"),
+        ("cat: bet zed", "target.unknown"),
+        ("cat: coin 8", "coin.no_draw"),
+    ]:
         with pytest.raises(IllegalAction) as err:
             play(s, move)
         assert err.value.key == key

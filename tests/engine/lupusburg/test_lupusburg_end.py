@@ -34,7 +34,7 @@ def test_werewolf_wins_at_parity_after_a_night() -> None:
 
 def keys_after(events: list[Event], key: str) -> list[str]:
     i = [e.key for e in events].index(key)
-    return [e.key for e in events[i + 1:]]
+    return [e.key for e in events[i + 1 :]]
 
 
 def test_one_against_one_is_parity() -> None:

@@ -29,8 +29,12 @@ def test_thief_sees_a_townsfolk_card_under_the_werewolfs_other_house() -> None:
     """A look shows the card: the Werewolf's second character acts as the Werewolf but is a
     Townsfolk card (docs/RULINGS-lupusburg.md, What a look shows)."""
     _, events = play(four(), "bob: peek ann:right", "end")
-    assert dict(find(events, "thief.result")[0].data) == {"house": "ann:right", "card": "townsfolk",
-                                                           "chest": True, "night": 1}
+    assert dict(find(events, "thief.result")[0].data) == {
+        "house": "ann:right",
+        "card": "townsfolk",
+        "chest": True,
+        "night": 1,
+    }
 
 
 def test_thief_last_choice_counts() -> None:
@@ -92,8 +96,12 @@ def test_thief_without_living_characters_does_not_open_his_eyes() -> None:
 
 
 def test_only_the_thief_peeks_and_only_the_werewolf_kills() -> None:
-    for move, key in [("cat: peek dan:left", "power.none"), ("cat: kill dan:left", "power.none"),
-                      ("bob: kill dan:left", "power.none"), ("ann: peek dan:left", "power.none")]:
+    for move, key in [
+        ("cat: peek dan:left", "power.none"),
+        ("cat: kill dan:left", "power.none"),
+        ("bob: kill dan:left", "power.none"),
+        ("ann: peek dan:left", "power.none"),
+    ]:
         with pytest.raises(IllegalAction) as err:
             play(four(), move)
         assert err.value.key == key

@@ -64,8 +64,20 @@ def check_scores(s: LupusburgState) -> None:
     assert winner != wolf and out.scores[winner] == best
 
 
-BAD_MOVES = ["kill nobody:left", "peek zed", "vote", "vote ann:middle", "vote ann:3", "privilege x:y:z", "show up",
-             "bet ann:left", "coin 99", "coin many", "see ann", "protect bob"]
+BAD_MOVES = [
+    "kill nobody:left",
+    "peek zed",
+    "vote",
+    "vote ann:middle",
+    "vote ann:3",
+    "privilege x:y:z",
+    "show up",
+    "bet ann:left",
+    "coin 99",
+    "coin many",
+    "see ann",
+    "protect bob",
+]
 
 
 def try_bad_move(rnd: random.Random, s: LupusburgState) -> None:
@@ -152,7 +164,9 @@ def test_view_shows_own_characters_only() -> None:
         for p in s.players:
             v = cast(LupusburgPlayerView, view(s, p))
             assert {side: h["card"] for side, h in v["houses"].items()} == {
-                "left": s.cards[f"{p}:left"].value, "right": s.cards[f"{p}:right"].value}
+                "left": s.cards[f"{p}:left"].value,
+                "right": s.cards[f"{p}:right"].value,
+            }
             text = repr(v["public"])
             assert "werewolf" not in text and "thief" not in text and "townsfolk" not in text
             for fact in v["knowledge"]:

@@ -43,18 +43,18 @@ def test_record_replays_as_expected(path: Path) -> None:
 
 
 def test_rulebook_example_votes_available_in_the_second_ballot() -> None:
-    """"Andrew 1 vote, Bea 1 vote for her unsuspected character, Carl 2 votes, David 0 votes and
+    """ "Andrew 1 vote, Bea 1 vote for her unsuspected character, Carl 2 votes, David 0 votes and
     Emma 1 vote": each living character that is not a suspect gives its owner one vote."""
     from engine.lupusburg.voting import ballot_votes
     from engine.types import Phase
 
     text = (RECORDS / "rulebook-voting-example.yaml").read_text(encoding="utf-8")
-    ballots = [s for _, _, s, _ in steps(load_record(text))
-               if isinstance(s, LupusburgState) and s.phase is Phase.BALLOT]
+    ballots = [
+        s for _, _, s, _ in steps(load_record(text)) if isinstance(s, LupusburgState) and s.phase is Phase.BALLOT
+    ]
     day2 = next(s for s in ballots if s.day == 2)
     assert day2.burgomaster == "andrew" and day2.suspects == ("bea:left", "david:left")
-    assert {p: ballot_votes(day2, p) for p in day2.players} == {
-        "andrew": 1, "bea": 1, "carl": 2, "david": 0, "emma": 1}
+    assert {p: ballot_votes(day2, p) for p in day2.players} == {"andrew": 1, "bea": 1, "carl": 2, "david": 0, "emma": 1}
 
 
 def test_lupus_replay_prints_houses_players_and_scores() -> None:
@@ -75,7 +75,8 @@ def test_lupus_replay_prints_houses_players_and_scores() -> None:
     assert out["scores"] == {"andrew": 4, "bea": 4, "carl": 4, "david": 0, "emma": 3}
     running = json.loads(CliRunner().invoke(app, ["replay", str(RECORDS / "rulebook-voting-example.yaml")]).stdout)
     assert running["status"] == "running" and running["winners"] == [] and "scores" not in running
-    told = json.loads(CliRunner().invoke(
-        app, ["replay", str(RECORDS / "rulebook-voting-example.yaml"), "--as", "emma"]).stdout)
+    told = json.loads(
+        CliRunner().invoke(app, ["replay", str(RECORDS / "rulebook-voting-example.yaml"), "--as", "emma"]).stdout
+    )
     assert "privilege.seen" in [e["key"] for e in told["told"]]
     assert told["view"]["role"] == "townsfolk"

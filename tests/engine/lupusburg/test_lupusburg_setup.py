@@ -60,8 +60,7 @@ def test_dealt_privately_with_chest() -> None:
     _, events = game_and_events(roles=FOUR, chests=chests)
     dealt = find(events, "houses.dealt")
     assert [e.to for e in dealt] == [("ann",), ("bob",), ("cat",), ("dan",)]
-    assert dict(dealt[0].data) == {"role": "werewolf", "left": "werewolf", "right": "townsfolk",
-                                   "chest": "right"}
+    assert dict(dealt[0].data) == {"role": "werewolf", "left": "werewolf", "right": "townsfolk", "chest": "right"}
     started = find(events, "game.started")[0]
     assert started.public and started.data["deck"] == {"thief": 1, "townsfolk": 6, "werewolf": 1}
     assert started.data["burgomaster"] == "ann"
@@ -93,8 +92,12 @@ def test_burgomaster_option() -> None:
         (("ann", "bob", "c:t", "dan"), None, {}, "setup.bad_name"),
         (("ann", "bob", "left", "dan"), None, {}, "setup.bad_name"),
         (("ann", "bob", "2", "dan"), None, {}, "setup.bad_name"),
-        (NAMES[:4], {**FOUR, "ann": ["werewolf", "thief"], "bob": ["townsfolk", "townsfolk"]}, {},
-         "setup.both_special"),
+        (
+            NAMES[:4],
+            {**FOUR, "ann": ["werewolf", "thief"], "bob": ["townsfolk", "townsfolk"]},
+            {},
+            "setup.both_special",
+        ),
         (NAMES[:4], {**FOUR, "cat": ["werewolf", "townsfolk"]}, {}, "setup.deck"),
         (NAMES[:4], {**FOUR, "cat": ["seer", "townsfolk"]}, {}, "setup.deck"),
         (NAMES[:4], {**FOUR, "cat": ["wizard", "townsfolk"]}, {}, "setup.unknown_role"),
@@ -107,8 +110,9 @@ def test_burgomaster_option() -> None:
         (NAMES[:4], None, {"burgomaster": "zed"}, "setup.bad_burgomaster"),
     ],
 )
-def test_bad_setups_are_refused(players: Sequence[str], roles: dict[str, Any] | None, options: dict[str, Any],
-                                key: str) -> None:
+def test_bad_setups_are_refused(
+    players: Sequence[str], roles: dict[str, Any] | None, options: dict[str, Any], key: str
+) -> None:
     with pytest.raises(InvalidSetup) as err:
         game(players, roles, **options)
     assert err.value.key == key and err.value.reason

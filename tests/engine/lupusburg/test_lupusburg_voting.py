@@ -12,9 +12,13 @@ from engine.lupusburg.voting import ballot_votes
 from .lupusburg_helpers import find, four, game, lynch, play
 
 FIVE = ("andrew", "bea", "carl", "david", "emma")
-FIVE_ROLES = {"andrew": ["townsfolk", "townsfolk"], "bea": ["townsfolk", "townsfolk"],
-              "carl": ["townsfolk", "thief"], "david": ["werewolf", "townsfolk"],
-              "emma": ["townsfolk", "townsfolk"]}
+FIVE_ROLES = {
+    "andrew": ["townsfolk", "townsfolk"],
+    "bea": ["townsfolk", "townsfolk"],
+    "carl": ["townsfolk", "thief"],
+    "david": ["werewolf", "townsfolk"],
+    "emma": ["townsfolk", "townsfolk"],
+}
 
 
 def five_day(burgomaster: str = "andrew") -> LupusburgState:
@@ -25,8 +29,12 @@ def five_day(burgomaster: str = "andrew") -> LupusburgState:
 def test_two_public_final_tokens_each() -> None:
     s, events = play(five_day(), "bea: vote carl:left")
     (ev,) = events
-    assert ev.public and dict(ev.data) == {"voter": "bea", "target": "carl:left", "tokens_left": 1,
-                                            "tally": [["carl:left", 1]]}
+    assert ev.public and dict(ev.data) == {
+        "voter": "bea",
+        "target": "carl:left",
+        "tokens_left": 1,
+        "tally": [["carl:left", 1]],
+    }
     s, _ = play(s, "bea: vote carl:left")  # both tokens on one character is allowed
     with pytest.raises(IllegalAction) as err:
         play(s, "bea: vote david:left")
@@ -65,8 +73,9 @@ def test_votes_go_on_living_characters() -> None:
 def test_a_ballot_by_player_takes_his_one_suspect_house_and_never_offers_another() -> None:
     """The issue's ballot between oli:left and diego:right: ``vote 6`` (oli) was answered "say which
     house: oli:left or oli:right" though oli:right is no suspect, and the ballot was lost."""
-    s, _ = play(four(), "end", "ann: vote cat:left", "bob: vote cat:left", "cat: vote dan:right",
-                "dan: vote dan:right", "end")
+    s, _ = play(
+        four(), "end", "ann: vote cat:left", "bob: vote cat:left", "cat: vote dan:right", "dan: vote dan:right", "end"
+    )
     assert s.suspects == ("cat:left", "dan:right")
     s, _ = play(s, "bob: vote cat")
     assert s.ballots["bob"] == ("cat:left",)
@@ -77,8 +86,16 @@ def test_a_ballot_by_player_takes_his_one_suspect_house_and_never_offers_another
 
 def test_suspect_tie_goes_to_the_character_closer_to_the_burgomaster() -> None:
     """The rulebook: David's 2 beats Emma's 2 with Andrew the Burgomaster."""
-    votes = ("bea: vote emma:left", "bea: vote bea:left", "carl: vote bea:left", "carl: vote emma:left",
-             "andrew: vote bea:left", "andrew: vote david:left", "emma: vote david:left", "end")
+    votes = (
+        "bea: vote emma:left",
+        "bea: vote bea:left",
+        "carl: vote bea:left",
+        "carl: vote emma:left",
+        "andrew: vote bea:left",
+        "andrew: vote david:left",
+        "emma: vote david:left",
+        "end",
+    )
     s, _ = play(five_day("andrew"), *votes)
     assert s.suspects == ("bea:left", "david:left")
     s, _ = play(five_day("emma"), *votes)
@@ -87,8 +104,14 @@ def test_suspect_tie_goes_to_the_character_closer_to_the_burgomaster() -> None:
 
 def test_counting_starts_with_the_burgomaster_himself() -> None:
     """Ties go to the Burgomaster's own characters first, then his left neighbour's, not the other way."""
-    s, _ = play(five_day("carl"), "bea: vote bea:right", "bea: vote carl:right",
-                "andrew: vote andrew:left", "andrew: vote carl:left", "end")
+    s, _ = play(
+        five_day("carl"),
+        "bea: vote bea:right",
+        "bea: vote carl:right",
+        "andrew: vote andrew:left",
+        "andrew: vote carl:left",
+        "end",
+    )
     assert s.suspects == ("carl:left", "carl:right")
     s, _ = play(five_day("carl"), "bea: vote bea:right", "andrew: vote andrew:left", "end")
     assert s.suspects == ("andrew:left", "bea:right")
@@ -103,8 +126,9 @@ def test_fewer_than_two_voted_characters_filled_from_the_burgomaster() -> None:
 
 
 def test_ballot_one_secret_vote_per_living_unsuspected_character() -> None:
-    s, _ = play(five_day(), "bea: vote bea:left", "bea: vote bea:left", "carl: vote emma:left",
-                "carl: vote emma:left", "end")
+    s, _ = play(
+        five_day(), "bea: vote bea:left", "bea: vote bea:left", "carl: vote emma:left", "carl: vote emma:left", "end"
+    )
     assert s.phase is Phase.BALLOT and s.suspects == ("bea:left", "emma:left")
     # Every character alive: andrew 2, bea 1 (her right one), carl 2, david 2, emma 1.
     assert {p: ballot_votes(s, p) for p in FIVE} == {"andrew": 2, "bea": 1, "carl": 2, "david": 2, "emma": 1}
@@ -132,8 +156,11 @@ def test_ballot_refusals() -> None:
     s, _ = play(four(), "ann: kill dan:left", "end")
     s, _ = play(s, "cat: vote dan:right", "cat: vote dan:right", "bob: vote cat:left", "end")
     assert s.suspects == ("dan:right", "cat:left")
-    for move, key in [("dan: vote cat:left", "ballot.all_suspects"), ("ann: vote bob:left", "ballot.not_suspect"),
-                      ("ann: vote bob", "ballot.not_suspect")]:  # never "bob:left or bob:right"
+    for move, key in [
+        ("dan: vote cat:left", "ballot.all_suspects"),
+        ("ann: vote bob:left", "ballot.not_suspect"),
+        ("ann: vote bob", "ballot.not_suspect"),
+    ]:  # never "bob:left or bob:right"
         with pytest.raises(IllegalAction) as err:
             play(s, move)
         assert err.value.key == key
@@ -155,14 +182,19 @@ def test_ballots_revealed_together_and_most_votes_lynched() -> None:
     s, events = play(s, "carl: vote emma:left", "carl: vote emma:left", "andrew: vote bea:left", "end")
     (ballots,) = find(events, "day.ballots")
     assert ballots.public
-    assert dict(ballots.data) == {"ballots": {"andrew": ["bea:left"], "carl": ["emma:left", "emma:left"]},
-                                  "counts": {"bea:left": 1, "emma:left": 2}, "lynched": "emma:left",
-                                  "order": {"by": "burgomaster", "player": "andrew", "first": "andrew"}}
+    assert dict(ballots.data) == {
+        "ballots": {"andrew": ["bea:left"], "carl": ["emma:left", "emma:left"]},
+        "counts": {"bea:left": 1, "emma:left": 2},
+        "lynched": "emma:left",
+        "order": {"by": "burgomaster", "player": "andrew", "first": "andrew"},
+    }
     assert s.lynched == ("emma:left",) and "emma:left" not in s.alive
 
 
-@pytest.mark.parametrize(("burgomaster", "lynched"), [("andrew", "bea:left"), ("carl", "emma:left"),
-                                                      ("emma", "emma:left"), ("bea", "bea:left")])
+@pytest.mark.parametrize(
+    ("burgomaster", "lynched"),
+    [("andrew", "bea:left"), ("carl", "emma:left"), ("emma", "emma:left"), ("bea", "bea:left")],
+)
 def test_ballot_tie_lynches_the_one_closer_to_the_burgomaster(burgomaster: str, lynched: str) -> None:
     s, _ = play(five_day(burgomaster), "bea: vote bea:left", "carl: vote emma:left", "end")
     s, _ = play(s, "carl: vote emma:left", "andrew: vote bea:left", "end")
