@@ -12,70 +12,20 @@ from __future__ import annotations
 
 import difflib
 import re
+import tomllib
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine import Verb
 
-#: Service verbs (canonical English) and their words in the three languages.
-SERVICE_WORDS: dict[str, tuple[str, ...]] = {
-    "help": ("help", "?", "aiuto", "ayuda", "comandi", "comandos", "commands"),
-    "status": ("status", "stato", "estado", "info"),
-    "role": ("role", "card", "ruolo", "carta", "rol", "personaje", "personaggio"),
-    "lang": ("lang", "language", "lingua", "idioma"),
-    "join": ("join", "entra", "partecipa", "unirse", "unirme", "entrar"),
-    "leave": ("leave", "esci", "lascia", "salir", "dejar", "abandonar"),
-    "start": ("start", "begin", "inizia", "comincia", "empezar", "comenzar", "iniciar"),
-    "new": ("new", "create", "nuova", "nuovo", "crea", "nueva", "nuevo", "crear"),
-    "set": ("set", "options", "imposta", "opzioni", "ajustar", "opciones"),
-    "say": ("say", "dici", "decir", "dile"),
-    "players": ("players", "list", "giocatori", "lista", "jugadores"),
-    "games": ("games", "partite", "partidas"),
-    "record": ("record", "export", "registro", "esporta", "exportar"),
-    "digest": ("digest", "riassunto", "resumen"),
-    "tz": ("tz", "timezone", "fuso", "zona", "huso"),
-    "extend": ("extend", "estendi", "proroga", "prolunga", "extender", "prorrogar", "alargar"),
-    "shorten": ("shorten", "accorcia", "abbrevia", "acortar", "reducir"),
-    "pause": ("pause", "pausa", "sospendi"),
-    "resume": ("resume", "riprendi", "continua", "reanudar", "continuar"),
-    "replace": ("replace", "substitute", "sostituisci", "rimpiazza", "reemplazar", "sustituir"),
-    "remove": ("remove", "kick", "rimuovi", "espelli", "quitar", "expulsar"),
-    "end": ("end", "finish", "termina", "finisci", "terminar", "finalizar"),
-    "volunteer": ("volunteer", "standby", "volontario", "riserva", "voluntario", "suplente"),
-    "cohost": ("cohost", "co-host", "vice", "coorganizador", "coorganizzatore"),
-    "again": ("again", "rematch", "ancora", "rivincita", "otra", "revancha"),
-    "more": ("more", "leggi", "leer"),
-    "guide": ("guide", "guida", "guia"),
-}
-
-#: Engine verbs and their words.
-MOVE_WORDS: dict[Verb, tuple[str, ...]] = {
-    Verb.KILL: ("kill", "sbrana", "uccidi", "matar", "mata", "devora"),
-    Verb.SEE: ("see", "look", "vedi", "guarda", "scruta", "ver", "mirar", "mira"),
-    Verb.PROTECT: ("protect", "guard", "proteggi", "proteger", "protege"),
-    Verb.OWL: ("owl", "hoot", "gufa", "gufo", "buho", "ulula"),
-    Verb.MIMIC: ("mimic", "imita", "imitar"),
-    Verb.VOTE: ("vote", "vota", "votar", "voto"),
-    Verb.REVIVE: ("revive", "resuscita", "rianima", "revivir", "resucitar", "resucita"),
-    Verb.PORTRAIT: ("portrait", "ritratto", "retrato"),
-    Verb.SKULL: ("skull", "teschio", "calavera"),
-    Verb.POTION: ("potion", "pozione", "pocion"),
-    Verb.PEEK: ("peek", "sbircia", "espia", "espiar"),
-    Verb.REVEAL: ("reveal", "rivela", "revela", "revelar"),
-    Verb.PRIVILEGE: ("privilege", "privilegio"),
-    Verb.SHOW: ("show", "mostra", "mostrar", "muestra", "ensena"),
-    Verb.BET: ("bet", "scommetti", "punta", "apuesta", "apostar", "apuesto"),
-    Verb.COIN: ("coin", "moneta", "moneda"),
-}
-
-LANG_WORDS = {
-    "en": ("en", "english", "inglese", "ingles"),
-    "it": ("it", "italiano", "italian"),
-    "es": ("es", "espanol", "spanish", "spagnolo", "castellano"),
-}
-YES_WORDS = ("yes", "y", "on", "si", "ok")
-NO_WORDS = ("no", "n", "off")
+WORDS = tomllib.loads((Path(__file__).parent / "locale" / "words.toml").read_text(encoding="utf-8"))
+"""Every word a player may type, by command, move and language (``locale/words.toml``)."""
+SERVICE_WORDS: dict[str, tuple[str, ...]] = {verb: tuple(ws) for verb, ws in WORDS["commands"].items()}
+MOVE_WORDS: dict[Verb, tuple[str, ...]] = {Verb(verb): tuple(ws) for verb, ws in WORDS["moves"].items()}
+LANG_WORDS: dict[str, tuple[str, ...]] = {lang: tuple(ws) for lang, ws in WORDS["languages"].items()}
+YES_WORDS, NO_WORDS = tuple(WORDS["answers"]["yes"]), tuple(WORDS["answers"]["no"])
 
 
 def fold(text: str) -> str:
@@ -243,155 +193,8 @@ def slash_near(p: Parsed) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
-#: Command words that tell a newcomer's language: Italian's and Spanish's own (a word both share,
-#: "pausa", "lista", "vota", is no evidence). English ones are not: Telegram's deep link and every
-#: help text's examples are typed in English whatever the reader's language.
-LANGUAGE_WORDS: dict[str, frozenset[str]] = {
-    "it": frozenset(
-        {
-            "aiuto",
-            "comandi",
-            "stato",
-            "ruolo",
-            "personaggio",
-            "lingua",
-            "entra",
-            "partecipa",
-            "esci",
-            "lascia",
-            "inizia",
-            "comincia",
-            "nuova",
-            "nuovo",
-            "crea",
-            "imposta",
-            "opzioni",
-            "dici",
-            "giocatori",
-            "partite",
-            "esporta",
-            "riassunto",
-            "fuso",
-            "estendi",
-            "proroga",
-            "prolunga",
-            "accorcia",
-            "abbrevia",
-            "sospendi",
-            "riprendi",
-            "continua",
-            "sostituisci",
-            "rimpiazza",
-            "rimuovi",
-            "espelli",
-            "termina",
-            "finisci",
-            "volontario",
-            "riserva",
-            "coorganizzatore",
-            "ancora",
-            "rivincita",
-            "sbrana",
-            "uccidi",
-            "vedi",
-            "guarda",
-            "scruta",
-            "proteggi",
-            "gufa",
-            "gufo",
-            "resuscita",
-            "rianima",
-            "ritratto",
-            "teschio",
-            "pozione",
-            "sbircia",
-            "rivela",
-            "mostra",
-            "scommetti",
-            "punta",
-            "moneta",
-            "guida",
-        }
-    ),
-    "es": frozenset(
-        {
-            "ayuda",
-            "comandos",
-            "estado",
-            "rol",
-            "personaje",
-            "idioma",
-            "unirse",
-            "unirme",
-            "entrar",
-            "salir",
-            "dejar",
-            "abandonar",
-            "empezar",
-            "comenzar",
-            "iniciar",
-            "nueva",
-            "nuevo",
-            "crear",
-            "ajustar",
-            "opciones",
-            "decir",
-            "dile",
-            "jugadores",
-            "partidas",
-            "exportar",
-            "resumen",
-            "huso",
-            "extender",
-            "prorrogar",
-            "alargar",
-            "acortar",
-            "reducir",
-            "reanudar",
-            "continuar",
-            "reemplazar",
-            "sustituir",
-            "quitar",
-            "expulsar",
-            "terminar",
-            "finalizar",
-            "voluntario",
-            "suplente",
-            "coorganizador",
-            "otra",
-            "revancha",
-            "matar",
-            "mata",
-            "devora",
-            "ver",
-            "mirar",
-            "mira",
-            "proteger",
-            "protege",
-            "buho",
-            "imitar",
-            "votar",
-            "revivir",
-            "resucitar",
-            "resucita",
-            "retrato",
-            "calavera",
-            "pocion",
-            "espia",
-            "espiar",
-            "revela",
-            "revelar",
-            "mostrar",
-            "muestra",
-            "ensena",
-            "apuesta",
-            "apostar",
-            "apuesto",
-            "moneda",
-            "guia",
-        }
-    ),
-}
+#: Command words that tell a newcomer's language (``own_words`` in ``locale/words.toml``).
+LANGUAGE_WORDS: dict[str, frozenset[str]] = {lang: frozenset(ws) for lang, ws in WORDS["own_words"].items()}
 
 
 def language_of(text: str) -> str | None:
