@@ -3,7 +3,8 @@
 
     python3 dev.py up      run the service locally on embedded defaults
     python3 dev.py test    run the formatter's check, ruff, mypy, the import contracts and the whole test
-                           suite (what CI runs)
+                           suite (what CI runs); `test --fast` leaves out the tests that start the
+                           real processes (a few minutes: before each commit)
     python3 dev.py lock    pin the dependencies again (requirements.lock) after pyproject.toml changed
 
 Each command first makes `.venv` and installs the project into it, every dependency at the version
@@ -17,6 +18,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -79,12 +81,18 @@ def up(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
+    fast = "--fast" in args
+    args = [a for a in args if a != "--fast"]
+    started = time.monotonic()
     code = _run([str(BIN / "ruff"), "format", "--check", "."])
     code |= _run([str(BIN / "ruff"), "check", "."])
     code |= _run([str(PY), "-m", "mypy"])
     # The import contracts of pyproject.toml ([tool.importlinter]); half a second, so not cached.
     code |= _run([str(BIN / "lint-imports"), "--no-cache"])
-    code |= _run([str(PY), "-m", "pytest", "-q", *args])
+    # The fast lane leaves out the tests that start the real processes (`pytest.mark.processes`).
+    code |= _run([str(PY), "-m", "pytest", "-q", *(["-m", "not processes"] if fast else []), *args])
+    minutes, seconds = divmod(round(time.monotonic() - started), 60)
+    print(f"{'fast' if fast else 'full'} lane: {minutes} min {seconds:02d} s, {'passed' if code == 0 else 'FAILED'}")
     print(largest_modules())
     return code
 

@@ -14,6 +14,8 @@ from worker.celery_app import broker_settings, make_celery
 
 from .conftest import REDIS_URL
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

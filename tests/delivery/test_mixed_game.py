@@ -31,6 +31,8 @@ from worker.celery_app import make_celery
 from .conftest import REDIS_URL
 from .mixed import GROUP, Mixed, check_order, decided
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 LEASE = 4  # seconds: a send in flight when its worker died is taken for abandoned after this
 
 

@@ -25,6 +25,8 @@ from .procfile import ROOT, procfile
 from .test_operating import until
 from .test_processes import env, free_port, start, stop
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 TOKEN = "123456:TEST-token_carried"
 SECRET = "carried-secret"
 LATE = 3.0  # TEXTS_LATE_SECONDS

@@ -35,6 +35,8 @@ from .procfile import ROOT, procfile
 from .test_operating import until
 from .test_processes import env, start, stop
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 TOKEN = "123456:TEST-token_doctor"
 NUMBER = "+15005550006"
 

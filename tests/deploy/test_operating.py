@@ -31,6 +31,8 @@ from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 from .procfile import ROOT, procfile
 from .test_processes import env, free_port, start, stop
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 TOKEN = "123456:TEST-token_operating"
 SECRET = "operating-secret"
 HEARTBEAT = 0.5  # HEARTBEAT_SECONDS in these tests

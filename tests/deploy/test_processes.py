@@ -25,6 +25,8 @@ from tests.databases import no_postgres
 
 from .procfile import ROOT, procfile
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BIN = str(Path(sys.executable).parent)
 

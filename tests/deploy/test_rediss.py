@@ -26,7 +26,7 @@ from worker import runtime
 from .procfile import procfile
 from .test_processes import free_port, start, stop, wait_for
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.processes]
 
 
 @pytest.fixture(scope="module")

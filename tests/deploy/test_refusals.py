@@ -26,6 +26,8 @@ from tests.databases import flushed_redis, no_postgres, redis_url, throwaway_pg
 from .procfile import procfile
 from .test_processes import env
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 TOKEN = "123456:TEST-token_refusals"
 TELEGRAM = {"TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_WEBHOOK_SECRET": "refusals-secret"}
 NOWHERE = "redis://127.0.0.1:9/0"  # nothing listens on port 9

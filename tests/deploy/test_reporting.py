@@ -30,6 +30,8 @@ from service.web import create_app
 from .procfile import ROOT
 from .test_processes import env
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 
 class Ingest:
     """What a Sentry server receives: every envelope, as text (events and transactions)."""

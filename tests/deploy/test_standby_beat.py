@@ -33,6 +33,8 @@ from .procfile import ROOT, procfile
 from .test_operating import until
 from .test_processes import start, stop
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 WITHIN = 10.0  # seconds from the leader's death to a sweep sent by the standby
 
 

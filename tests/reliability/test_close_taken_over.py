@@ -27,6 +27,8 @@ from service.sandbox.fake_telegram import FakeTelegram
 from service.store.models import GameEvent
 from tests.worker.test_worker import ROOT, FileClock, _env, _table, wait
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 DELAY = 1.0  # seconds a close waits while it holds the game's lock
 WITHIN = 10.0  # seconds from the kill to the phase closed by the survivor
 

@@ -43,6 +43,8 @@ from tests.reliability.play import SECRET, assert_delivered, webhook_say
 from tests.worker.conftest import Table, act
 from tests.worker.test_worker import TOKEN, FileClock, RedisServer, Worker, _env, _settled, _table, drain_timeout, wait
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 OBSERVER = "lupus-test-observer"  # the application_name of the test's own connections
 
 

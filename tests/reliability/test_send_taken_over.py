@@ -28,6 +28,8 @@ from tests.reliability.test_close_taken_over import Two
 from tests.reliability.test_worker_killed import _last_row
 from tests.worker.test_worker import FileClock, _env, _settled, _table, drain_timeout, wait
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 WITHIN = 10.0  # seconds from the kill to the cut-short texts sent by the survivor
 
 

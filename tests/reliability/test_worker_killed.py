@@ -44,6 +44,8 @@ from tests.reliability.play import assert_delivered, assert_in_order
 from tests.worker.conftest import act
 from tests.worker.test_worker import ROOT, FileClock, _env, _settled, _table, drain_timeout, wait
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 DELAY = 0.3  # seconds a close waits while it holds the game's lock
 
 

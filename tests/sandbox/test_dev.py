@@ -22,6 +22,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_up_serves_the_page_and_stops_cleanly(tmp_path: Path, stop: signal.Signals) -> None:

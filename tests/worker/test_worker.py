@@ -34,6 +34,8 @@ from worker.celery_app import QUEUES, make_celery
 
 from .conftest import HOST, REDIS_URL, Clock, Table, act
 
+pytestmark = pytest.mark.processes  # starts the real processes: not in the fast lane
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:TEST-token_worker"
 
