@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from zoneinfo import available_timezones
 
 from sqlmodel import col, select
@@ -35,64 +36,92 @@ def _me(ctx: Ctx) -> int | None:
 
 
 def move(ctx: Ctx, room: Room, p: Parsed) -> None:
-    game, state = room.game, room.state
-    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != "running"):
-        return stale_tap(ctx, room)
-    if game.status != "running" or state is None:
-        return ctx.reply("svc.not_running", code=game.code)
-    if game.paused:
-        return ctx.reply("svc.is_paused", code=game.code)
-    seat = room.seat_of(_me(ctx))
-    if seat is None:
-        return ctx.reply("svc.not_seated")
+    if (mover := _mover(ctx, room)) is None:
+        return None
+    name, state = mover
     verb = Verb(str(p.verb))
-    legal = [a for a in engine.legal_actions(state, seat.name) if a.verb is verb]
+    legal = [a for a in engine.legal_actions(state, name) if a.verb is verb]
     targets = [a.target for a in legal if a.target is not None]
-    refused = None if legal else refusal(state, seat.name, verb)
+    refused = None if legal else refusal(state, name, verb)
     if refused is not None:
         return ctx.reply_text("error." + refused.key, error_text(ctx.lang, refused), room.id)
     target: str | None = None
     if verb in NO_TARGET_VERBS or (legal and not targets):
         target = None
     elif not p.args:
-        if targets:
-            texts = [a.text() for a in legal]
-            listed = choices.options(texts, ctx.lang, seats=room.names())[0]
-            ctx.reply_text(
-                "svc.options",
-                t(ctx.lang, "svc.options", options=listed),
-                room.id,
-                buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()),
-            )
-        return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
+        return _ask_target(ctx, room, verb, legal, targets)
+    elif (target := _named_target(ctx, room, verb, p.args, targets)) is None:
+        return None
+    _play(ctx, room, state, Action(name, verb, target))
+
+
+def _mover(ctx: Ctx, room: Room) -> tuple[str, engine.GameState] | None:
+    """The name of his seat and the game he moves in, or None once he is told why he cannot move now."""
+    game, state = room.game, room.state
+    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != "running"):
+        stale_tap(ctx, room)
+    elif game.status != "running" or state is None:
+        ctx.reply("svc.not_running", code=game.code)
+    elif game.paused:
+        ctx.reply("svc.is_paused", code=game.code)
+    elif (seat := room.seat_of(_me(ctx))) is None:
+        ctx.reply("svc.not_seated")
     else:
-        word = houses.spaced(p.args, targets)  # "votar 4 izquierda" names the house 4:left
-        if word is None:
-            return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
-        try:
-            target = houses.typed(word, targets, room.names())
-        except grammar.Ambiguous as e:
-            options = render.alternatives([houses.label(o, ctx.lang) for o in e.options], ctx.lang)
-            if all(houses.HOUSE.match(o) for o in e.options):  # a player's two houses: the rules' question
-                return ctx.reply("error.target.not_house", houses=options)
-            return ctx.reply("svc.ambiguous", word=e.word, options=options)
-        except grammar.NoSeat as e:
-            return ctx.reply("svc.no_seat", word=e.word, count=e.seats)
-        except grammar.NoMatch as e:
-            return ctx.reply("svc.no_match", word=e.word)
-    action = Action(seat.name, verb, target)
+        return seat.name, state
+    return None
+
+
+def _ask_target(ctx: Ctx, room: Room, verb: Verb, legal: list[Action], targets: list[str]) -> None:
+    """A move typed without the target it needs: the targets, numbered with buttons, when it has any."""
+    game = room.game
+    if targets:
+        texts = [a.text() for a in legal]
+        listed = choices.options(texts, ctx.lang, seats=room.names())[0]
+        ctx.reply_text(
+            "svc.options",
+            t(ctx.lang, "svc.options", options=listed),
+            room.id,
+            buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()),
+        )
+    ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
+
+
+def _named_target(ctx: Ctx, room: Room, verb: Verb, args: Sequence[str], targets: list[str]) -> str | None:
+    """The target his words name, or None once he is told why they name none."""
+    word = houses.spaced(args, targets)  # "votar 4 izquierda" names the house 4:left
+    if word is None:
+        ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
+        return None
+    try:
+        return houses.typed(word, targets, room.names())
+    except grammar.Ambiguous as e:
+        options = render.alternatives([houses.label(o, ctx.lang) for o in e.options], ctx.lang)
+        if all(houses.HOUSE.match(o) for o in e.options):  # a player's two houses: the rules' question
+            ctx.reply("error.target.not_house", houses=options)
+        else:
+            ctx.reply("svc.ambiguous", word=e.word, options=options)
+    except grammar.NoSeat as e:
+        ctx.reply("svc.no_seat", word=e.word, count=e.seats)
+    except grammar.NoMatch as e:
+        ctx.reply("svc.no_match", word=e.word)
+    return None
+
+
+def _play(ctx: Ctx, room: Room, state: engine.GameState, action: Action) -> None:
+    """The engine plays the move, or refuses it; then he sees his choice and what it opened."""
     try:
         new, events = engine.apply(state, action)
     except IllegalAction as e:
         metrics.inc_on_commit(ctx.session, metrics.REFUSALS, reason=e.key)
         return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
-    metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=verb.value)
-    before = {a.verb for a in engine.legal_actions(state, seat.name)}
-    room.advance(new, events, (seat.name, action.text()))
+    metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=action.verb.value)
+    before = {a.verb for a in engine.legal_actions(state, action.actor)}
+    room.advance(new, events, (action.actor, action.text()))
     if ctx.tap is not None:
-        show_choice(ctx, room, seat.name, action.text())
+        show_choice(ctx, room, action.actor, action.text())
     if new.phase_no == state.phase_no:
-        offer_opened(ctx, room, [a.text() for a in engine.legal_actions(new, seat.name) if a.verb not in before])
+        opened = [a.text() for a in engine.legal_actions(new, action.actor) if a.verb not in before]
+        offer_opened(ctx, room, opened)
 
 
 def offer_opened(ctx: Ctx, room: Room, opened: list[str]) -> None:
