@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import select
 
@@ -23,106 +21,16 @@ from service.channels import channel as channel_of
 from service.channels import shown_as
 from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
+from service.game.host_choices import BadWord, Choices, ThemeList, parse_choices
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
-from service.texts import cards, choices, grammar, player_texts, render
+from service.texts import cards, choices, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
 from service.texts.i18n import role_name, t, zone_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
-OPTION_WORDS = {
-    "theme": ("theme", "tema"),
-    "deck": ("deck", "mazzo", "mazo", "cards", "carte", "cartas"),
-    "night": ("night", "notte", "noche"),
-    "nominations": ("day", "nominations", "giorno", "dia", "votazione"),
-    "ballot": ("ballot", "ballottaggio", "desempate"),
-    "tz": ("tz", "timezone", "fuso", "zona"),
-    "lang": ("lang", "language", "lingua", "idioma"),
-    "shuffle": ("shuffle", "mescola", "barajar"),
-    "mute": ("mute", "silenzia", "silenciar"),
-}
-#: ``mute ghosts on`` reads as ``mute on``.
-GHOST_WORDS = frozenset({"ghosts", "ghost", "fantasmi", "fantasmas"})
-OPTION_INDEX = {fold(w): k for k, ws in OPTION_WORDS.items() for w in ws}
-
-
-@dataclass
-class Choices:
-    """What a host chose for a game (at ``new``, or later with ``set``)."""
-
-    rules: str | None = None
-    setup: dict[str, Any] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)
-    tz: str | None = None
-    lang: str | None = None
-    timing_only: bool = True
-
-
-class BadWord(Exception):
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-
-class ThemeList(Exception):
-    """``theme`` with no name after it: the host is shown the themes to choose from."""
-
-
-def parse_choices(words: list[str]) -> Choices:
-    c, i = Choices(), 0
-    while i < len(words):
-        w, key = words[i], OPTION_INDEX.get(fold(words[i]))
-        if key == "mute" and i + 1 < len(words) and fold(words[i + 1]) in GHOST_WORDS:
-            del words[i + 1]
-        arg = words[i + 1] if i + 1 < len(words) else ""
-        if fold(w) in {r.value for r in RuleSet}:
-            c.rules, c.timing_only, i = fold(w), False, i + 1
-            continue
-        if key == "theme":  # its name may be several words, in any language
-            if (found := cards.theme_at(words[i + 1 :])) is None:
-                if not arg:
-                    raise ThemeList
-                raise InvalidSetup("setup.unknown_theme", f"there is no theme called {arg!r}", theme=arg)
-            c.setup["theme"], c.timing_only, i = found[0], False, i + 1 + found[1]
-            continue
-        if key is None or not arg:
-            raise BadWord(w)
-        if key not in ("night", "nominations", "ballot", "mute"):
-            c.timing_only = False
-        if key == "deck":
-            end = next((j for j in range(i + 1, len(words)) if fold(words[j]) in OPTION_INDEX), len(words))
-            roles, bad = cards.roles_named(" ".join(words[i + 1 : end]).replace(",", " ").split())
-            if bad is not None:
-                raise BadWord(bad)
-            c.setup["specials"], i = roles, end
-            continue
-        i += 2
-        if key in ("night", "nominations", "ballot"):
-            at, minutes = grammar.parse_time(arg), grammar.parse_duration(arg)
-            if at is None and minutes is None:
-                raise BadWord(arg)
-            c.options.pop(f"{key}_at", None)
-            c.options[f"{key}_at" if at else f"{key}_minutes"] = at or minutes
-        elif key == "tz":
-            try:
-                ZoneInfo(arg)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise BadWord(arg) from None
-            c.tz = arg
-        elif key == "lang":
-            if (code := grammar.parse_lang(arg)) is None:
-                raise BadWord(arg)
-            c.lang = code
-        elif key == "shuffle":
-            if (yes := grammar.parse_yes_no(arg)) is None:
-                raise BadWord(arg)
-            c.options["shuffle"] = yes
-        elif key == "mute":
-            if (yes := grammar.parse_yes_no(arg)) is None:
-                raise BadWord(arg)
-            c.options[ghosts.OPTION] = yes
-    return c
 
 
 def _choices(ctx: Ctx, p: Parsed) -> Choices | None:
@@ -258,23 +166,40 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
     if game.status == "running":
-        if room.is_moderator(me.id):  # he has read every secret: he may not play (as for volunteers)
-            return ctx.reply("svc.volunteer.moderator", code=game.code)
-        if room.is_former(me.id):
-            return ctx.reply("svc.volunteer.former", code=game.code)
-        return take_open_seat(ctx, room)
+        return _join_running(ctx, room, me)
     if game.status != "lobby":
         return ctx.reply("svc.join.running", code=game.code)
+    if (named := _name_to_join(ctx, p, room, me)) is not None:
+        _add_seat(ctx, room, me, *named)
+
+
+def _join_running(ctx: Ctx, room: Room, me: Identity) -> None:
+    """Once the game runs, only a seat the host opened can be taken."""
+    if room.is_moderator(me.id):  # he has read every secret: he may not play (as for volunteers)
+        return ctx.reply("svc.volunteer.moderator", code=room.game.code)
+    if room.is_former(me.id):
+        return ctx.reply("svc.volunteer.former", code=room.game.code)
+    return take_open_seat(ctx, room)
+
+
+def _name_to_join(ctx: Ctx, p: Parsed, room: Room, me: Identity) -> tuple[str, set[str | None]] | None:
+    """The name he joins with and how each channel shows it, or None once he is told why not."""
+    game = room.game
     name = p.args[1] if len(p.args) > 1 else (me.display_name or "").strip()
     if len(p.args) > 2 or not name:
-        return ctx.reply("svc.join.need_name", code=game.code)
-    if not valid_name(name):
-        return ctx.reply("svc.join.bad_name")
-    shown = shown_as(name)
-    if None in shown:  # an emoji, a letter of another alphabet: some players could not read or type it
-        return ctx.reply("svc.join.name_unshown", name=name)
-    if any(fold(s.name) == fold(name) for s in room.seats):
-        return ctx.reply("svc.join.name_taken", name=name, code=game.code)
+        ctx.reply("svc.join.need_name", code=game.code)
+    elif not valid_name(name):
+        ctx.reply("svc.join.bad_name")
+    elif None in (shown := shown_as(name)):  # an emoji, a letter of another alphabet: some could not read or type it
+        ctx.reply("svc.join.name_unshown", name=name)
+    elif any(fold(s.name) == fold(name) for s in room.seats):
+        ctx.reply("svc.join.name_taken", name=name, code=game.code)
+    else:
+        return name, shown
+    return None
+
+
+def _add_seat(ctx: Ctx, room: Room, me: Identity, name: str, shown: set[str | None]) -> None:
     seat = Seat(
         game_id=room.id,
         identity_id=me.id,
@@ -288,7 +213,7 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     me.current_game_id = room.id
     room.broadcast("svc.joined", {"name": name, "count": len(room.seats)}, kind="lobby")
     if room.in_group(me):  # the line went to the group, in its language: he is answered here, in his
-        ctx.reply("svc.join.private", code=game.code, name=name, count=len(room.seats))
+        ctx.reply("svc.join.private", code=room.game.code, name=name, count=len(room.seats))
     if other := sorted(str(n) for n in shown if n != name):  # Zoë reads Zoe by SMS: he learns how they see him
         ctx.reply("svc.join.shown_as", name=name, shown=", ".join(other))
 

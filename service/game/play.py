@@ -1,4 +1,4 @@
-"""What players do in a game: moves, help, status, role, the record, and talk."""
+"""What players do in a game besides their moves (``moves``): help, status, role, the record, and talk."""
 
 from __future__ import annotations
 
@@ -7,18 +7,15 @@ from zoneinfo import available_timezones
 from sqlmodel import col, select
 
 import engine
-from engine import Action, IllegalAction, Phase, Verb
+from engine import Phase
 from engine.record import GameRecord, Move
-from engine.types import NO_TARGET_VERBS
 from service.channels import channel as channel_of
 from service.game import reveal
 from service.game.context import Ctx
 from service.game.room import Room
-from service.ops import metrics
 from service.store.models import GameEvent
 from service.store.unit import unit_of
 from service.texts import choices, grammar, houses, lupusburg, player_texts, render
-from service.texts.errors import error_text
 from service.texts.grammar import Parsed
 from service.texts.i18n import deadline_text, t
 
@@ -32,156 +29,6 @@ NIGHT_CHANNELS = {
 
 def _me(ctx: Ctx) -> int | None:
     return ctx.identity.id if ctx.identity else None
-
-
-def move(ctx: Ctx, room: Room, p: Parsed) -> None:
-    game, state = room.game, room.state
-    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != "running"):
-        return stale_tap(ctx, room)
-    if game.status != "running" or state is None:
-        return ctx.reply("svc.not_running", code=game.code)
-    if game.paused:
-        return ctx.reply("svc.is_paused", code=game.code)
-    seat = room.seat_of(_me(ctx))
-    if seat is None:
-        return ctx.reply("svc.not_seated")
-    verb = Verb(str(p.verb))
-    legal = [a for a in engine.legal_actions(state, seat.name) if a.verb is verb]
-    targets = [a.target for a in legal if a.target is not None]
-    refused = None if legal else refusal(state, seat.name, verb)
-    if refused is not None:
-        return ctx.reply_text("error." + refused.key, error_text(ctx.lang, refused), room.id)
-    target: str | None = None
-    if verb in NO_TARGET_VERBS or (legal and not targets):
-        target = None
-    elif not p.args:
-        if targets:
-            texts = [a.text() for a in legal]
-            listed = choices.options(texts, ctx.lang, seats=room.names())[0]
-            ctx.reply_text(
-                "svc.options",
-                t(ctx.lang, "svc.options", options=listed),
-                room.id,
-                buttons=ctx.keyboard(texts, game.code, ctx.lang, phase=game.phase_no, seats=room.names()),
-            )
-        return ctx.reply("error.target.missing", verb=render.verb_word(ctx.lang, verb.value))
-    else:
-        word = houses.spaced(p.args, targets)  # "votar 4 izquierda" names the house 4:left
-        if word is None:
-            return ctx.reply("error.move.too_long", verb=render.verb_word(ctx.lang, verb.value))
-        try:
-            target = houses.typed(word, targets, room.names())
-        except grammar.Ambiguous as e:
-            options = render.alternatives([houses.label(o, ctx.lang) for o in e.options], ctx.lang)
-            if all(houses.HOUSE.match(o) for o in e.options):  # a player's two houses: the rules' question
-                return ctx.reply("error.target.not_house", houses=options)
-            return ctx.reply("svc.ambiguous", word=e.word, options=options)
-        except grammar.NoSeat as e:
-            return ctx.reply("svc.no_seat", word=e.word, count=e.seats)
-        except grammar.NoMatch as e:
-            return ctx.reply("svc.no_match", word=e.word)
-    action = Action(seat.name, verb, target)
-    try:
-        new, events = engine.apply(state, action)
-    except IllegalAction as e:
-        metrics.inc_on_commit(ctx.session, metrics.REFUSALS, reason=e.key)
-        return ctx.reply_text("error." + e.key, error_text(ctx.lang, e), room.id)
-    metrics.inc_on_commit(ctx.session, metrics.ACTIONS, verb=verb.value)
-    before = {a.verb for a in engine.legal_actions(state, seat.name)}
-    room.advance(new, events, (seat.name, action.text()))
-    if ctx.tap is not None:
-        show_choice(ctx, room, seat.name, action.text())
-    if new.phase_no == state.phase_no:
-        offer_opened(ctx, room, [a.text() for a in engine.legal_actions(new, seat.name) if a.verb not in before])
-
-
-def offer_opened(ctx: Ctx, room: Room, opened: list[str]) -> None:
-    """A move that opens a choice of a new kind (Lupusburg: his coin after ``bet``, the character he
-    must show after ``privilege``) is followed by that choice, numbered, with buttons."""
-    if not opened or ctx.identity is None:
-        return
-    short = channel_of(ctx.identity.channel).short
-    listed = choices.options(opened, ctx.lang, short, seats=room.names())[0]
-    ctx.reply_text(
-        "svc.options",
-        t(ctx.lang, render.sms_key("svc.options", short), options=listed),
-        room.id,
-        buttons=ctx.keyboard(opened, room.game.code, ctx.lang, phase=room.game.phase_no, seats=room.names()),
-    )
-
-
-def show_choice(ctx: Ctx, room: Room, name: str, chosen: str) -> None:
-    """After a choice made by tapping, the keyboard it was made on shows it (marked), with the
-    choices still open in this phase; once the phase is over (the move closed it), the choice alone."""
-    assert ctx.tap is not None and ctx.identity is not None and room.state is not None
-    game = room.game
-    now = [a.text() for a in engine.legal_actions(room.state, name)] if game.phase_no == ctx.tap.phase else []
-    texts = now if chosen in now else [chosen, *now]
-    assert ctx.tap.phase is not None  # a tap of this very phase (``move``)
-    keyboard = ctx.keyboard(texts, game.code, ctx.lang, phase=ctx.tap.phase, seats=room.names(), chosen=chosen)
-    ctx.show_buttons(ctx.identity, ctx.tap, keyboard, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
-
-
-def stale_tap(ctx: Ctx, room: Room) -> None:
-    """A tap on a button from a phase that is over, or from a game that is over: nothing is done.
-    Its keyboard is taken away, and he is told so with what he may choose now (fresh buttons)."""
-    assert ctx.tap is not None and ctx.identity is not None
-    game, lang = room.game, ctx.lang
-    ctx.show_buttons(ctx.identity, ctx.tap, None, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
-    if game.status != "running" or room.state is None:
-        return ctx.reply("svc.tap.over", code=game.code)
-    stale = t(lang, "svc.tap.stale", code=game.code)
-    seat = room.seat_of(_me(ctx))
-    actions = [a.text() for a in engine.legal_actions(room.state, seat.name)] if seat is not None else []
-    if game.paused:
-        return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.is_paused", code=game.code)]), room.id)
-    if not actions:
-        return ctx.reply_text("svc.tap.stale", "\n".join([stale, t(lang, "svc.tap.nothing")]), room.id)
-    listed = choices.options(actions, lang, seats=room.names())[0]
-    ctx.reply_text(
-        "svc.tap.stale",
-        "\n".join([stale, t(lang, "svc.options", options=listed)]),
-        room.id,
-        buttons=ctx.keyboard(actions, game.code, lang, phase=game.phase_no, seats=room.names()),
-    )
-
-
-#: The engine's refusals that are about the target named, not about the move itself.
-TARGET_REFUSALS = frozenset(
-    {
-        "target.missing",
-        "target.unknown",
-        "target.self",
-        "target.dead",
-        "target.not_allowed",
-        "target.not_house",
-        "target.own",
-        "target.own_last",
-        "target.no_living",
-        "vote.no_target",
-        "ballot.not_suspect",
-        "bet.not_player",
-        "bet.self",
-        "coin.not_number",
-        "coin.not_drawn",
-        "show.bad_side",
-        "show.not_yours",
-    }
-)
-
-
-def refusal(state: engine.GameState, actor: str, verb: Verb) -> IllegalAction | None:
-    """Why ``verb`` cannot be played now whoever is named: the phase's or the card's own refusal
-    ("votes are cast by day", "your character has no such power"). Asked of the engine before the
-    target is read, with a stand-in target, so that ``votar 1`` at night is not answered "there is
-    no player called 1". None when the refusal would be about the target (the reply to the target
-    as typed says more)."""
-    stand_in = next((p for p in state.players if p != actor), actor)
-    try:
-        engine.apply(state, Action(actor, verb, stand_in))
-    except IllegalAction as e:
-        return None if e.key in TARGET_REFUSALS else e
-    return None
 
 
 def help_(ctx: Ctx, room: Room) -> None:

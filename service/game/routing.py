@@ -13,7 +13,7 @@ from sqlalchemy import bindparam
 from sqlmodel import col, or_, select
 
 import engine
-from service.game import guide, host, lobby, more, play, rematch, volunteers
+from service.game import guide, host, lobby, more, moves, play, rematch, volunteers
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.db import bump, lock_game
@@ -73,7 +73,7 @@ def dispatch(ctx: Ctx, p: Parsed) -> None:
     ctx.session.add(room.game)
     handler = ROUTES.get(verb or "")
     if p.is_move:
-        play.move(ctx, room, p)
+        moves.move(ctx, room, p)
     elif verb is None and play.looks_like_a_move(ctx, room, p.rest):
         pass  # answered with what it probably meant, and kept from the others
     elif verb is None or verb == "say":

@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import Session, select
 
 from engine import InvalidSetup
-from service.game.lobby import Choices, parse_choices
+from service.game.host_choices import Choices, parse_choices
 from service.store.models import Game
 from service.texts import cards, grammar
 from service.texts.errors import error_text
