@@ -247,7 +247,7 @@ def test_a_planted_forbidden_import_fails_lint_imports(tmp_path: Path, plant: st
 
 
 def test_the_readme_layout_names_every_folder_of_the_service_and_nothing_that_is_not_there() -> None:
-    """The README's table is read beside the folders (and DESIGN.md's shape): each package and
+    """The README's table is read beside the folders (and docs/design.md's shape): each package and
     top-level module of service/ has its row, and each path the table names exists."""
     table = (ROOT / "README.md").read_text().split("## Layout", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`((?:service|engine|worker)/[\w/.]*)`", table))

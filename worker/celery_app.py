@@ -144,7 +144,7 @@ class TransientError(Exception):
 
 
 class BaseTask(Task):
-    """Where retries, backoff and logging live, so each task stays ten lines (DESIGN rule 5)."""
+    """Where retries, backoff and logging live, so each task stays ten lines (docs/design.md, house rule 5)."""
 
     acks_late = True
     reject_on_worker_lost = True
