@@ -1,6 +1,6 @@
 """Routing: which domain function a parsed command goes to, and which game it is about.
 
-``dispatch(ctx, parsed)`` is what ``Service.handle_inbound`` calls for every message, inside its
+``dispatch(ctx, parsed)`` is what ``inbound.work`` calls for every message, inside its
 transaction; the domain modules (``lobby``, ``play``, ``host``...) do the work.
 """
 
