@@ -43,7 +43,7 @@ class Incoming:
     whether the message lifts an opt-out (an SMS number that texted STOP stays opted out until
     START, but what it texts meanwhile still counts in the game). ``stop``: the message is an
     opt-out (SMS STOP): logged once like any message, the identity opted out, nothing else done.
-    ``overheard``: plain talk typed in the group ``chat`` (see ``Service._overheard``). ``tap``: the
+    ``overheard``: plain talk typed in the group ``chat`` (see ``service.game.inbound``). ``tap``: the
     command came from a tap on a button (``Tap``). ``language``: the language the channel says the
     writer reads (Telegram's ``language_code``), taken by someone who writes for the first time.
     ``callback_id``: the platform's id of a tap, which the webhook answers (Telegram's callback

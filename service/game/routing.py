@@ -1,6 +1,6 @@
 """Routing: which domain function a parsed command goes to, and which game it is about.
 
-``dispatch(ctx, parsed)`` is what ``Service.handle_inbound`` calls for every message, inside its
+``dispatch(ctx, parsed)`` is what ``inbound.work`` calls for every message, inside its
 transaction; the domain modules (``lobby``, ``play``, ``host``...) do the work.
 """
 
@@ -44,48 +44,75 @@ def hear_language(identity: Identity, text: str, app: str | None) -> str | None:
 
 
 def dispatch(ctx: Ctx, p: Parsed) -> None:
-    verb = p.verb
-    if verb == "new":
-        return lobby.new(ctx, p)
-    if verb == "lang":
-        return play.lang(ctx, p)
-    if verb == "digest":
-        return play.digest(ctx, p)
-    if verb == "tz":
-        return play.timezone(ctx, p)
-    if verb == "guide":  # in or out of a game: it changes nothing
-        return guide.guide(ctx, p)
-    if verb == "games":
-        return lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
-    if verb == "join":
-        code = p.args[0].lstrip("#").upper() if p.args else p.code
-        room = _locked_code(ctx, code) if code else None
-        if code and room is None:
-            return ctx.reply("svc.join.unknown_game", code=code)
-        return lobby.join(ctx, p, room)
-    if verb == "volunteer":
-        return _volunteer(ctx, p)
-    if verb is None and p.slash:  # "/foo": a command we do not know, never talk
+    """Send a parsed command to its handler: first the commands that need no game, then, in the game
+    it is about, moves, talk and the game's commands."""
+    anywhere = ANYWHERE.get(p.verb or "")
+    if anywhere is not None:
+        return anywhere(ctx, p)
+    if p.verb is None and p.slash:  # "/foo": a command we do not know, never talk
         return play.unknown_command(ctx, p)
     room = pick(ctx, p)
     if room is None:
         return None
     ctx.session.add(room.game)
-    handler = ROUTES.get(verb or "")
-    if p.is_move:
-        moves.move(ctx, room, p)
-    elif verb is None and play.looks_like_a_move(ctx, room, p.rest):
-        pass  # answered with what it probably meant, and kept from the others
-    elif verb is None or verb == "say":
-        play.talk(ctx, room, p.rest)
-    elif handler is not None:
-        handler(ctx, room, p)
-    else:
-        ctx.reply("svc.not_understood", word=verb)
+    _in_game(ctx, room, p)
     bump(ctx.session, room.game)
 
 
-ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
+def _in_game(ctx: Ctx, room: Room, p: Parsed) -> None:
+    if p.is_move:
+        moves.move(ctx, room, p)
+    elif p.verb is None and play.looks_like_a_move(ctx, room, p.rest):
+        pass  # answered with what it probably meant, and kept from the others
+    elif p.verb is None:
+        play.talk(ctx, room, p.rest)
+    else:
+        IN_GAME.get(p.verb, _not_understood)(ctx, room, p)
+
+
+def _not_understood(ctx: Ctx, room: Room, p: Parsed) -> None:
+    ctx.reply("svc.not_understood", word=p.verb)
+
+
+def _games(ctx: Ctx, p: Parsed) -> None:
+    lobby.games(ctx, my_games(ctx, (*ACTIVE, "over", "ended")))
+
+
+def _join(ctx: Ctx, p: Parsed) -> None:
+    """``join CODE``: the game is named, since he does not play in it (yet)."""
+    code = p.args[0].lstrip("#").upper() if p.args else p.code
+    room = _locked_code(ctx, code) if code else None
+    if code and room is None:
+        return ctx.reply("svc.join.unknown_game", code=code)
+    lobby.join(ctx, p, room)
+
+
+def _volunteer(ctx: Ctx, p: Parsed) -> None:
+    """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
+    words = [a for a in p.args if grammar.parse_yes_no(a) is None]
+    code = words[0].lstrip("#").upper() if words else p.code
+    room = _locked_code(ctx, code) if code else None
+    if code and room is None:
+        return ctx.reply("svc.join.unknown_game", code=code)
+    volunteers.volunteer(ctx, p, room)
+    if room is not None:
+        bump(ctx.session, room.game)
+
+
+ANYWHERE: dict[str, Callable[[Ctx, Parsed], None]] = {
+    "new": lobby.new,
+    "lang": play.lang,
+    "digest": play.digest,
+    "tz": play.timezone,
+    "guide": guide.guide,  # in or out of a game: it changes nothing
+    "games": _games,
+    "join": _join,
+    "volunteer": _volunteer,
+}
+"""The commands that need no game of his (or name their own), by their verb."""
+
+IN_GAME: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
+    "say": lambda c, r, p: play.talk(c, r, p.rest),
     "help": lambda c, r, p: play.help_(c, r),
     "status": lambda c, r, p: play.status(c, r),
     "role": lambda c, r, p: play.role(c, r),
@@ -105,18 +132,7 @@ ROUTES: dict[str, Callable[[Ctx, Room, Parsed], None]] = {
     "again": rematch.again,
     "more": more.more,
 }
-
-
-def _volunteer(ctx: Ctx, p: Parsed) -> None:
-    """``volunteer CODE``: like ``join``, the game is named, since he does not play in it (yet)."""
-    words = [a for a in p.args if grammar.parse_yes_no(a) is None]
-    code = words[0].lstrip("#").upper() if words else p.code
-    room = _locked_code(ctx, code) if code else None
-    if code and room is None:
-        return ctx.reply("svc.join.unknown_game", code=code)
-    volunteers.volunteer(ctx, p, room)
-    if room is not None:
-        bump(ctx.session, room.game)
+"""The commands about the game he plays in or hosts (``pick``), by their verb; moves and talk aside."""
 
 
 def _locked_code(ctx: Ctx, code: str) -> Room | None:

@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, text
 from sqlmodel import Session, col, select
 
-from service.game import app as app_module
-from service.game import lobby
+from service.game import batching, inbound, lobby
 from service.game.app import Incoming
 from service.store.db import make_engine
 from service.store.group_commit import GroupCommit
@@ -155,14 +154,14 @@ def test_a_repeat_among_a_batch_changes_nothing_and_answers_nothing(h: Harness) 
 
 def test_a_message_that_fails_costs_the_others_nothing(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     code = _nominations(h)
-    real = app_module.dispatch
+    real = inbound.dispatch
 
     def failing(ctx: Any, p: Any) -> None:
         if ctx.identity.address == "cat":
             raise RuntimeError("a bug in one command")
         real(ctx, p)
 
-    monkeypatch.setattr(app_module, "dispatch", failing)
+    monkeypatch.setattr(inbound, "dispatch", failing)
     version = h.game().version
     committed_before = len(h.committed)
     got = h.svc.handle_inbound_many(
@@ -181,7 +180,7 @@ def test_a_message_that_fails_costs_the_others_nothing(h: Harness, monkeypatch: 
         logged = {i.external_id for i in s.exec(select(Inbound))}
     assert {"a1", "b1"} <= logged and "c1" not in logged
     assert len(h.committed) > committed_before
-    monkeypatch.setattr(app_module, "dispatch", real)
+    monkeypatch.setattr(inbound, "dispatch", real)
     assert h.svc.handle_inbound_many([Incoming("test", "cat", "c1", f"#{code} vote bob")]) == [[]]
     assert dict(h.state().votes)["cat"] == "bob"  # type: ignore[attr-defined]
 
@@ -256,7 +255,7 @@ def test_a_batch_takes_its_games_in_the_order_of_their_ids_so_two_batches_never_
     h.say("newcomer", "new")
     older = h.game().code
     code = _nominations(h)
-    monkeypatch.setattr(app_module, "BATCH_LOCK_WAIT", "20s")  # the test, not the timeout, decides
+    monkeypatch.setattr(batching, "BATCH_LOCK_WAIT", "20s")  # the test, not the timeout, decides
     got: list[Any] = []
     batch = threading.Thread(
         target=lambda: got.extend(

@@ -15,6 +15,7 @@ from engine import Action, Phase, Verb
 from service.channels.base import Incoming
 from service.channels.sms.gsm7 import fold as gsm7
 from service.channels.sms.gsm7 import is_gsm7
+from service.game import inbound
 from service.texts import grammar, render
 from service.texts.history import history_text
 from service.texts.i18n import LANGUAGES, LOCALE_DIR, t
@@ -367,7 +368,7 @@ def test_telegrams_language_code_tells_a_newcomers_language_until_his_words_do(h
 
     def tg(text: str, language: str | None) -> list[str]:
         message = Incoming("test", "zoe", f"z{next(h._ids)}", text, language=language)
-        return h.svc._act(h.svc._inbound(message))  # what the Telegram webhook hands over
+        return h.svc._act(inbound.work(h.svc, message))  # what the Telegram webhook hands over
 
     tg("/start", "it")
     tg(f"join {code} Zoe", "en")  # his app says English now: what it said first stays
