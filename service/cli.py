@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import typer
 from typer.core import TyperCommand
 
+from service.store.status import OutboxStatus
+
 T = TypeVar("T")
 
 
@@ -255,9 +257,11 @@ def outbox() -> None:
         rows = _read(
             lambda: s.exec(select(Outbox.status, func.count(col(Outbox.id))).group_by(col(Outbox.status))).all()
         )
-        oldest = s.exec(select(func.min(col(Outbox.not_before))).where(col(Outbox.status) == "pending")).first()
+        oldest = s.exec(
+            select(func.min(col(Outbox.not_before))).where(col(Outbox.status) == OutboxStatus.PENDING)
+        ).first()
     counts = dict(rows)
-    for status in sorted(set(counts) | {"pending", "sent", "failed"}):
+    for status in sorted(set(counts) | {OutboxStatus.PENDING, OutboxStatus.SENT, OutboxStatus.FAILED}):
         typer.echo(f"{status:<10} {counts.get(status, 0)}")
     if oldest is not None:
         late = (utcnow() - (oldest if oldest.tzinfo else oldest.replace(tzinfo=utcnow().tzinfo))).total_seconds()

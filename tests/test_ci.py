@@ -7,6 +7,7 @@ module of tests in a subprocess, as CI would (its exit status is what CI reads).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from service.store.status import GameStatus, OutboxStatus, SeatStatus
 from tests import skips
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,3 +263,45 @@ def test_the_readme_layout_names_every_folder_of_the_service_and_nothing_that_is
     }
     missing = {part for part in parts if not any(n == part or n.startswith(part) for n in named)}
     assert not missing, missing
+
+
+def _status_literals(tree: ast.AST) -> list[int]:
+    """Lines comparing a ``status`` (or assigning one) to a string written out, not a member of
+    ``service.store.status``'s enums."""
+    values = {v.value for enum in (GameStatus, SeatStatus, OutboxStatus) for v in enum}
+
+    def named_status(node: ast.AST) -> bool:
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        return isinstance(name, str) and name.endswith("status")
+
+    def literal(node: ast.AST) -> bool:
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(literal(e) for e in node.elts)
+        return isinstance(node, ast.Constant) and node.value in values
+
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(named_status(s) for s in sides) and any(literal(s) for s in sides):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Assign) and any(named_status(t) for t in node.targets) and literal(node.value):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.keyword) and node.arg == "status" and literal(node.value):
+            lines.append(node.value.lineno)
+    return lines
+
+
+def test_no_status_is_a_string_written_out() -> None:
+    """Issue 32: a game's, a seat's and an outbox row's statuses are ``service.store.status``'s
+    enums; a typo in a string written out would compare unequal for ever, silently."""
+    found = {
+        f"{p.relative_to(ROOT)}:{line}"
+        for package in ("service", "worker")
+        for p in (ROOT / package).rglob("*.py")
+        if "migrations" not in p.parts and p.name != "status.py"
+        for line in _status_literals(ast.parse(p.read_text()))
+    }
+    assert not found, sorted(found)
+    planted = ast.parse('if game.status == "running":\n    row.status = "sent"\nsettle(rows, status="failed")\n')
+    assert _status_literals(planted) == [1, 2, 3]

@@ -92,6 +92,7 @@ from service.delivery.rows import (
 )
 from service.delivery.senders import PermanentReason, Sender, SendResult, perform
 from service.store.models import Outbox, utcnow
+from service.store.status import OutboxStatus
 
 __all__ = ["GAVE_UP", "Report", "deliver", "in_flight"]
 log = structlog.get_logger(__name__)
@@ -230,7 +231,9 @@ def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: d
     with Session(db) as s:
         rows = s.exec(
             select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
-                col(Outbox.id).in_(list(ids)), col(Outbox.channel).in_(list(channels)), Outbox.status == "pending"
+                col(Outbox.id).in_(list(ids)),
+                col(Outbox.channel).in_(list(channels)),
+                Outbox.status == OutboxStatus.PENDING,
             )
         ).all()
         if not rows:
@@ -239,7 +242,7 @@ def _left_behind(db: Engine, ids: Sequence[int], channels: Sequence[str], now: d
             select(Outbox.id, Outbox.identity_id, Outbox.not_before).where(
                 col(Outbox.identity_id).in_({p for _, p, _ in rows}),
                 col(Outbox.id) < max(i or 0 for i, _, _ in rows),
-                Outbox.status == "pending",
+                Outbox.status == OutboxStatus.PENDING,
                 col(Outbox.not_before) > now,
             )
         ).all()
@@ -392,7 +395,7 @@ def _land(run: Run, chats: list[_Chat]) -> None:
     results = [c.flying.result() for c in landed if c.flying is not None]
     done = [c.batches[0] for c, res in zip(landed, results, strict=True) if res.ok and not res.new_address]
     if sent := [r for send in done if send.finishes for r in send.rows]:  # the common case, settled together
-        settle(run.db, sent, status="sent", sent_at=run.clock())
+        settle(run.db, sent, status=OutboxStatus.SENT, sent_at=run.clock())
         run.report.sent += len(sent)
     for send in done:
         if not send.finishes:  # a part: the row stays ours, out of flight until its next part begins

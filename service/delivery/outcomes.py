@@ -16,6 +16,7 @@ from service.delivery.batching import Send
 from service.delivery.limiter import Limiter
 from service.delivery.rows import Report, Row, move_address, release, settle, unreachable
 from service.delivery.senders import PermanentReason, Sender, SendResult, SendStatus
+from service.store.status import OutboxStatus
 
 log = structlog.get_logger("service.delivery.dispatch")
 GAVE_UP = "gave up"
@@ -48,7 +49,7 @@ def record(run: Run, result: SendResult, send: Send, behind: list[Row], kind: st
     first = rows[0]
     if result.status is SendStatus.SENT:
         if send.finishes:
-            settle(db, rows, status="sent", sent_at=now)  # an "abandoned" note stays: it may be a copy
+            settle(db, rows, status=OutboxStatus.SENT, sent_at=now)  # an "abandoned" note stays: it may be a copy
             report.sent += len(rows)
         else:
             settle(db, rows, parts_sent=send.part + 1, sent_at=None)
@@ -76,7 +77,7 @@ def record(run: Run, result: SendResult, send: Send, behind: list[Row], kind: st
     if reason is PermanentReason.REJECTED:  # this text, not this person: the others may still go
         acts = [r for r in rows if r.action]
         if acts:  # a Ghost's mute Telegram refused: service.game.ghosts tells the hosts and stops muting
-            settle(db, acts, status="failed", last_error=(result.error or "rejected")[:2000])
+            settle(db, acts, status=OutboxStatus.FAILED, last_error=(result.error or "rejected")[:2000])
             report.failed += len(acts)
             report.refused += [r.id for r in acts]
         if texts := [r for r in rows if not r.action]:
@@ -97,7 +98,7 @@ def failed(run: Run, rows: list[Row], why: str) -> None:
     """Texts that will never be sent, though their reader is still reachable: an error for the
     operator (the platform refused what the service wrote, or was down for hours), and the hosts
     of the game are told (``Report.lost``, ``service.game.failures``)."""
-    settle(run.db, rows, status="failed", last_error=why[:2000])
+    settle(run.db, rows, status=OutboxStatus.FAILED, last_error=why[:2000])
     run.report.failed += len(rows)
     run.report.lost += [r.id for r in rows]
     for r in rows:

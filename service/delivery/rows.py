@@ -21,6 +21,7 @@ from service.channels import channel as channel_of
 from service.delivery.senders import Button, Keyboard, PermanentReason
 from service.store.db import is_sqlite, transaction
 from service.store.models import Identity, Outbox, utcnow
+from service.store.status import OutboxStatus
 
 log = structlog.get_logger(__name__)
 ABANDONED = "abandoned while sending"
@@ -73,12 +74,12 @@ def claim(
     an earlier one that is due but was not asked for."""
     wall = utcnow()
     waiting = or_(
-        and_(col(Outbox.status) == "pending", col(Outbox.not_before) > now),
-        and_(col(Outbox.status) == "sending", col(Outbox.not_before) > wall),
+        and_(col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.not_before) > now),
+        and_(col(Outbox.status) == OutboxStatus.SENDING, col(Outbox.not_before) > wall),
     )
     due = or_(
-        and_(col(Outbox.status) == "pending", col(Outbox.not_before) <= now),
-        and_(col(Outbox.status) == "sending", col(Outbox.not_before) <= wall),
+        and_(col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.not_before) <= now),
+        and_(col(Outbox.status) == OutboxStatus.SENDING, col(Outbox.not_before) <= wall),
     )
     # Which rows can go, in one pass over the unsent rows in each reader's order (a window, not a
     # join): a due row goes unless an earlier unsent row of its reader waits. As a correlated NOT
@@ -93,7 +94,7 @@ def claim(
         col(Outbox.channel).label("channel"),
         case((due, 1), else_=0).label("due"),
         behind.label("behind"),
-    ).where(col(Outbox.status).in_(("pending", "sending")))
+    ).where(col(Outbox.status).in_((OutboxStatus.PENDING, OutboxStatus.SENDING)))
     if ids is not None:
         unsent = unsent.where(
             col(Outbox.identity_id).in_(select(Outbox.identity_id).where(col(Outbox.id).in_(list(ids))))
@@ -124,9 +125,9 @@ def claim(
             assert row.id is not None
             if row.id not in heads:
                 continue
-            if row.status == "sending" and row.sent_at is not None:  # it was in flight when its worker died
+            if row.status == OutboxStatus.SENDING and row.sent_at is not None:  # it was in flight when its worker died
                 if (row.last_error or "").startswith(ABANDONED):
-                    row.status, row.last_error = "failed", f"{ABANDONED} twice: not sent a third time"
+                    row.status, row.last_error = OutboxStatus.FAILED, f"{ABANDONED} twice: not sent a third time"
                     s.add(row)
                     log.warning("outbox.abandoned_twice", id=row.id, key=row.dedup_key)
                     continue
@@ -135,10 +136,10 @@ def claim(
             # (A row only reserved by a worker that died or ran out of time was never sent: it is
             # simply taken again.)
             if person.opted_out or person.unreachable:
-                row.status, row.last_error = "failed", "recipient unreachable"
+                row.status, row.last_error = OutboxStatus.FAILED, "recipient unreachable"
                 s.add(row)
                 continue
-            row.status, row.attempts = "sending", row.attempts + 1
+            row.status, row.attempts = OutboxStatus.SENDING, row.attempts + 1
             row.not_before, row.sent_at = wall + timedelta(seconds=lease), None
             s.add(row)
             out.append(
@@ -174,7 +175,7 @@ def _in_turn(found: Sequence[Outbox], s: Session) -> set[int]:
         .where(
             col(Outbox.identity_id).in_({r.identity_id for r in found}),
             col(Outbox.id) <= last,
-            col(Outbox.status).in_(("pending", "sending")),
+            col(Outbox.status).in_((OutboxStatus.PENDING, OutboxStatus.SENDING)),
         )
         .order_by(col(Outbox.id))
     ).all()
@@ -224,7 +225,7 @@ def renew(db: Engine, rows: Sequence[Row], lease: float) -> None:
 def ours(rows: Sequence[Row]) -> Any:
     """Rows still as this worker's claim left them: the compare-and-set on (status, attempts)."""
     return and_(
-        col(Outbox.status) == "sending",
+        col(Outbox.status) == OutboxStatus.SENDING,
         tuple_(col(Outbox.id), col(Outbox.attempts)).in_([(r.id, r.token) for r in rows]),
     )
 
@@ -240,7 +241,7 @@ def release(db: Engine, rows: Sequence[Row], when: datetime, error: str | None =
     """Back to pending until ``when``. A deferral is not an attempt (``spend`` False gives it back)."""
     if not rows:
         return
-    values: dict[str, Any] = {"status": "pending", "not_before": when, "sent_at": None}
+    values: dict[str, Any] = {"status": OutboxStatus.PENDING, "not_before": when, "sent_at": None}
     if not spend:
         values["attempts"] = col(Outbox.attempts) - 1  # the compare-and-set says it is our token
     if error is not None:
@@ -261,7 +262,7 @@ def hold_back(db: Engine, held: Sequence[tuple[Sequence[Row], datetime]]) -> Non
             update(Outbox)
             .where(ours(rows))
             .values(
-                status="pending",
+                status=OutboxStatus.PENDING,
                 sent_at=None,
                 attempts=col(Outbox.attempts) - 1,
                 not_before=case(when, value=col(Outbox.id)),
@@ -295,14 +296,18 @@ def unreachable(db: Engine, person_id: int, reason: PermanentReason, error: str)
             s.add(person)
         rows = s.exec(
             select(Outbox).where(
-                Outbox.identity_id == person_id, col(Outbox.status).in_(("pending", "sending", "held"))
+                Outbox.identity_id == person_id,
+                col(Outbox.status).in_((OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)),
             )
         ).all()
         games = sorted({r.game_id for r in rows if r.game_id is not None})
         s.execute(
             update(Outbox)
-            .where(col(Outbox.identity_id) == person_id, col(Outbox.status).in_(("pending", "sending", "held")))
-            .values(status="failed", last_error=f"{reason.value}: {error}"[:2000])
+            .where(
+                col(Outbox.identity_id) == person_id,
+                col(Outbox.status).in_((OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)),
+            )
+            .values(status=OutboxStatus.FAILED, last_error=f"{reason.value}: {error}"[:2000])
         )
     return games
 
@@ -322,7 +327,9 @@ def pending_count(db: Engine) -> int:
     with Session(db) as s:
         return len(
             s.exec(
-                select(Outbox.id).where(or_(col(Outbox.status) == "pending", and_(col(Outbox.status) == "sending")))
+                select(Outbox.id).where(
+                    or_(col(Outbox.status) == OutboxStatus.PENDING, and_(col(Outbox.status) == OutboxStatus.SENDING))
+                )
             ).all()
         )
 

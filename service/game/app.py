@@ -28,6 +28,7 @@ from service.game.context import Ctx
 from service.settings import Settings, get_settings
 from service.store.db import Conflict, is_sqlite, make_engine, transaction
 from service.store.models import utcnow
+from service.store.status import OutboxStatus
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -86,7 +87,7 @@ class Service:
 
     def _hand_over(self, ctxs: Sequence[Ctx]) -> None:
         """After commit: the outbox rows the commands wrote that are to be sent, to ``after_commit``."""
-        ids = [o.id for ctx in ctxs for o in ctx.written if o.id is not None and o.status == "pending"]
+        ids = [o.id for ctx in ctxs for o in ctx.written if o.id is not None and o.status == OutboxStatus.PENDING]
         if ids:
             self.after_commit(ids)
 

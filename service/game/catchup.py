@@ -21,6 +21,7 @@ from service.game.room import Room
 from service.game.routing import my_games
 from service.store.db import bump, lock_game
 from service.store.models import Outbox, Seat
+from service.store.status import GameStatus, OutboxStatus
 from service.store.unit import unit_of
 from service.texts import choices, digest, player_texts, render
 from service.texts.i18n import has, t
@@ -34,13 +35,13 @@ def welcome_back(ctx: Ctx) -> bool:
     False when he sits in no running game (the message is then handled as any other)."""
     assert ctx.identity is not None
     said = False
-    games = my_games(ctx, ("running",))
+    games = my_games(ctx, (GameStatus.RUNNING,))
     several = sum(name is not None for _, name in games) > 1
     for game, name in games:
         if name is None or game.id is None:
             continue
         locked = lock_game(ctx.session, game.id)
-        if locked is None or locked.status != "running" or locked.state is None:
+        if locked is None or locked.status != GameStatus.RUNNING or locked.state is None:
             continue
         room = Room(ctx, locked)
         seat = room.seat_of(ctx.identity.id)
@@ -65,7 +66,7 @@ def _has_card(ctx: Ctx, room: Room) -> bool:
                 Outbox.identity_id == ctx.identity.id,
                 Outbox.game_id == room.id,
                 col(Outbox.key).in_(CARD_KEYS),
-                col(Outbox.status).not_in(("failed", "missed")),
+                col(Outbox.status).not_in((OutboxStatus.FAILED, OutboxStatus.MISSED)),
             )
         ).first()
         is not None
@@ -82,13 +83,13 @@ def _missed(ctx: Ctx, room: Room) -> None:
     assert ctx.identity is not None and room.state is not None
     query = (
         select(Outbox)
-        .where(Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, Outbox.status == "missed")
+        .where(Outbox.identity_id == ctx.identity.id, Outbox.game_id == room.id, Outbox.status == OutboxStatus.MISSED)
         .order_by(col(Outbox.id))
     )
-    with unit_of(ctx.session).reading(Outbox, staged=lambda o: o.status == "missed"):
+    with unit_of(ctx.session).reading(Outbox, staged=lambda o: o.status == OutboxStatus.MISSED):
         rows = list(ctx.session.exec(query))
     for row in rows:
-        row.status = "merged"
+        row.status = OutboxStatus.MERGED
         ctx.session.add(row)
     news = [r.text for r in rows if r.key in NEWS_KEYS]
     votes = [(str(v), str(x)) for v, x in engine.public_view(room.state).get("votes", ())]

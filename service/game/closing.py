@@ -13,6 +13,7 @@ from service.game.context import Ctx, Serving
 from service.game.room import Room
 from service.store.db import bump, lock_game
 from service.store.models import Game
+from service.store.status import GameStatus
 
 BeforeClose = Callable[[Ctx, Room], None]
 """Called inside the close's transaction, under the game lock, before a close that does not end
@@ -29,7 +30,7 @@ def deadlines(db: Engine, until: datetime, limit: int | None = None) -> list[tup
             .where(
                 col(Game.deadline).is_not(None),
                 col(Game.deadline) <= until,
-                col(Game.status) == "running",
+                col(Game.status) == GameStatus.RUNNING,
                 col(Game.paused).is_(False),
             )
             .order_by(col(Game.deadline))
@@ -76,7 +77,7 @@ def _locked(session: Session, game_id: int, skip_locked: bool) -> Game | None:
 def _due(game: Game, phase_no: int, now: datetime) -> bool:
     """The game is still in this phase, running, and past its deadline."""
     return (
-        game.status == "running"
+        game.status == GameStatus.RUNNING
         and not game.paused
         and game.phase_no == phase_no
         and game.deadline is not None

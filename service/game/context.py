@@ -16,6 +16,7 @@ from service.channels.base import Buttons, Tap
 from service.delivery.senders import KEYBOARD
 from service.settings import Settings
 from service.store.models import Identity
+from service.store.status import OutboxStatus
 from service.store.unit import Letter, unit_of
 from service.texts.i18n import has, t
 
@@ -81,7 +82,15 @@ class Ctx:
         if not away and way.writes_first and not person.direct:
             self.unreached.add(person.id)
             return
-        status = "held" if hold else "merged" if said else "missed" if away else "pending"
+        status = (
+            OutboxStatus.HELD
+            if hold
+            else OutboxStatus.MERGED
+            if said
+            else OutboxStatus.MISSED
+            if away
+            else OutboxStatus.PENDING
+        )
         row = Letter(
             identity_id=person.id,
             channel=person.channel,
@@ -157,7 +166,7 @@ class Ctx:
         them costs no statement, and the merged rows go in the commit's one INSERT."""
         by_person: dict[int, list[Letter]] = {}
         for row in self.written:
-            if row.status == "pending":
+            if row.status == OutboxStatus.PENDING:
                 by_person.setdefault(row.identity_id, []).append(row)
         for rows in by_person.values():
             groups = channel(rows[0].channel).pack([r.text for r in rows])
@@ -170,7 +179,7 @@ class Ctx:
                 merged_before = True
                 parts = [rows[i] for i in group]
                 for part in parts:
-                    part.status = "merged"  # staged or written: either way this is what is kept
+                    part.status = OutboxStatus.MERGED  # staged or written: either way this is what is kept
                 name = parts[0].channel
                 merged = Letter(
                     identity_id=parts[0].identity_id,
@@ -190,7 +199,7 @@ class Ctx:
         written (it has its id) goes as a copy staged now."""
         if unit_of(self.session).put_last(row):
             return
-        row.status = "merged"
+        row.status = OutboxStatus.MERGED
         copy = Letter(
             identity_id=row.identity_id,
             channel=row.channel,

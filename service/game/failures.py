@@ -31,6 +31,7 @@ from service.game.reminders import hosts
 from service.game.room import Room
 from service.store.db import lock_game
 from service.store.models import Game, Identity, Outbox
+from service.store.status import GameStatus, OutboxStatus
 from service.texts.i18n import t
 
 
@@ -40,7 +41,7 @@ def tell_hosts_lost(svc: Service, row_ids: Iterable[int]) -> None:
         rows = s.exec(
             select(Outbox).where(
                 col(Outbox.id).in_(list(row_ids)),
-                Outbox.status == "failed",
+                Outbox.status == OutboxStatus.FAILED,
                 col(Outbox.game_id).is_not(None),
                 col(Outbox.action).is_(None),
             )
@@ -59,7 +60,7 @@ def tell_hosts_lost(svc: Service, row_ids: Iterable[int]) -> None:
 
 def _tell(svc: Service, session: Session, now: datetime, *, game_id: int, row: Outbox) -> tuple[None, Ctx | None]:
     game = lock_game(session, game_id)
-    if game is None or game.status not in ("lobby", "running"):
+    if game is None or game.status not in (GameStatus.LOBBY, GameStatus.RUNNING):
         return None, None
     ctx = Ctx(session, svc, now)
     room = Room(ctx, game)
@@ -143,7 +144,7 @@ def recent(db: Engine, limit: int = 20) -> list[Lost]:
             select(Outbox, Identity, Game.code)
             .join(Identity, col(Identity.id) == col(Outbox.identity_id))
             .join(Game, col(Game.id) == col(Outbox.game_id), isouter=True)
-            .where(Outbox.status == "failed")
+            .where(Outbox.status == OutboxStatus.FAILED)
             .order_by(col(Outbox.id).desc())
             .limit(limit)
         ).all()

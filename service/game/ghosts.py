@@ -34,6 +34,7 @@ from engine import GameState
 from service.channels import channel as channel_of
 from service.game.context import Ctx
 from service.store.models import Game, Identity, Outbox, Seat
+from service.store.status import GameStatus, OutboxStatus
 from service.store.unit import unit_of
 
 OPTION = "mute_ghosts"
@@ -63,7 +64,7 @@ def enabled(game: Game) -> bool:
 
 def wanted(room: Table) -> dict[int, Identity]:
     """The people who should be muted now: Ghosts seated in a running game who read it in its group."""
-    if not enabled(room.game) or room.game.status != "running" or room.state is None:
+    if not enabled(room.game) or room.game.status != GameStatus.RUNNING or room.state is None:
         return {}
     speakers = set(engine.public_view(room.state)["speakers"])
     return {p.id: p for s, p in room.seated() if p.id is not None and s.name not in speakers and room.in_group(p)}
@@ -90,7 +91,7 @@ def sync(room: Table) -> None:
         return
     want, last = wanted(room), last_acts(room)
     tried = {pid for pid, (action, _) in last.items() if action == MUTE}
-    muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != "failed"}
+    muted = {pid for pid, (action, status) in last.items() if action == MUTE and status != OutboxStatus.FAILED}
     tag = f"g{room.id}:p{room.game.phase_no}:v{room.game.version}"
     for pid in sorted(want.keys() - tried):
         room.ctx.act(want[pid], MUTE, group.address, f"{tag}:{MUTE}:i{pid}", game_id=room.id)

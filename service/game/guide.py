@@ -7,6 +7,7 @@ from __future__ import annotations
 from service.channels import channel as channel_of
 from service.game.context import Ctx
 from service.store.models import Game
+from service.store.status import GameStatus
 from service.texts import guide as guide_texts
 from service.texts.grammar import Parsed
 
@@ -15,6 +16,6 @@ def guide(ctx: Ctx, p: Parsed) -> None:
     assert ctx.identity is not None
     me = ctx.identity
     game = ctx.session.get(Game, me.current_game_id) if me.current_game_id else None
-    rules = game.rules if game is not None and game.status != "ended" else None
+    rules = game.rules if game is not None and game.status != GameStatus.ENDED else None
     sms = channel_of(me.channel).short
     ctx.reply_text("svc.guide", guide_texts.answer(ctx.lang, p.args, rules, sms))

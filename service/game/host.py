@@ -21,6 +21,7 @@ from service.game import ghosts, reveal, volunteers
 from service.game.context import Ctx
 from service.game.room import FORMER, Room
 from service.store.models import Identity, Seat
+from service.store.status import GameStatus, SeatStatus
 from service.texts import grammar, render
 from service.texts.grammar import Parsed
 from service.texts.i18n import deadline_text, duration_text, t
@@ -38,7 +39,7 @@ def _host(ctx: Ctx, room: Room) -> bool:
 
 
 def _running(ctx: Ctx, room: Room) -> bool:
-    if room.game.status == "running" and room.state is not None:
+    if room.game.status == GameStatus.RUNNING and room.state is not None:
         return True
     ctx.reply("svc.not_running", code=room.game.code)
     return False
@@ -158,14 +159,14 @@ def remove(ctx: Ctx, room: Room, p: Parsed) -> None:
     seat = _target_seat(ctx, room, p)
     if seat is None:
         return
-    if room.game.status == "lobby":
+    if room.game.status == GameStatus.LOBBY:
         room.broadcast("svc.left", {"name": seat.name}, kind="lobby")
         room.seats.remove(seat)
         ctx.session.delete(seat)
         return
     if not _running(ctx, room):
         return
-    unseat(ctx, room, seat, "vacant")
+    unseat(ctx, room, seat, SeatStatus.VACANT)
     room.broadcast("svc.removed", {"name": seat.name}, kind="host")
 
 
@@ -175,7 +176,7 @@ def cohost(ctx: Ctx, room: Room, p: Parsed) -> None:
     seat = _target_seat(ctx, room, p)
     if seat is None:
         return
-    if seat.status != "joined":
+    if seat.status != SeatStatus.JOINED:
         return ctx.reply("svc.cohost.no_player", name=seat.name)
     seat.cohost = True
     ctx.session.add(seat)
@@ -186,11 +187,11 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
     if not _host(ctx, room):
         return
     game = room.game
-    if game.status not in ("lobby", "running"):
+    if game.status not in (GameStatus.LOBBY, GameStatus.RUNNING):
         return ctx.reply("svc.not_running", code=game.code)
     if not p.args or grammar.parse_yes_no(p.args[0]) is not True:
         return ctx.reply("svc.end.confirm", code=game.code)
-    if game.status == "lobby" or room.state is None:
+    if game.status == GameStatus.LOBBY or room.state is None:
         room.flush_digests()  # the joins held for SMS readers go with the news
         room.broadcast("svc.ended_lobby", {}, kind="host")
     else:
@@ -207,9 +208,9 @@ def end(ctx: Ctx, room: Room, p: Parsed) -> None:
             )
         room.flush_digests()
         reveal.tell_history(room)
-    game.status, game.deadline, game.paused = "ended", None, False
+    game.status, game.deadline, game.paused = GameStatus.ENDED, None, False
     ghosts.sync(room)  # the Ghosts may speak again
 
 
 def open_seats(room: Room) -> list[Seat]:
-    return [s for s in room.seats if s.status == "open"]
+    return [s for s in room.seats if s.status == SeatStatus.OPEN]

@@ -17,6 +17,7 @@ from service.game.room import Room
 from service.game.routing import ACTIVE, dispatch, hear_language
 from service.store.db import bump, insert_new, lock_game
 from service.store.models import Game, Identity, Inbound, Seat
+from service.store.status import SeatStatus
 from service.store.unit import unit_of
 from service.texts.grammar import parse
 from service.texts.i18n import LANGUAGES, t
@@ -220,6 +221,6 @@ def _game_he_plays_in_there(session: Session, person: Identity, group: Identity)
     if game is None or game.id is None:
         return None
     plays = session.exec(
-        select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id, Seat.status == "joined")
+        select(Seat.id).where(Seat.game_id == game.id, Seat.identity_id == person.id, Seat.status == SeatStatus.JOINED)
     ).first()
     return game if plays is not None or game.host_id == person.id else None

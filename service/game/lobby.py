@@ -24,6 +24,7 @@ from service.game.context import Buttons, Ctx
 from service.game.host_choices import BadWord, Choices, ThemeList, parse_choices
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
+from service.store.status import GameStatus, SeatStatus
 from service.texts import cards, choices, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
@@ -108,7 +109,11 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
         return ctx.reply("svc.not_host")
     if (c := _choices(ctx, p)) is None:
         return None
-    if not p.args or (game.status != "lobby" and not c.timing_only) or game.status in ("over", "ended"):
+    if (
+        not p.args
+        or (game.status != GameStatus.LOBBY and not c.timing_only)
+        or game.status in (GameStatus.OVER, GameStatus.ENDED)
+    ):
         return ctx.reply("svc.set.bad", code=game.code)
     for phase in ("night", "nominations", "ballot"):
         if f"{phase}_at" in c.options or f"{phase}_minutes" in c.options:
@@ -165,9 +170,9 @@ def join(ctx: Ctx, p: Parsed, room: Room | None) -> None:
     mine = room.seat_of(me.id)
     if mine is not None:
         return ctx.reply("svc.join.already", code=game.code, name=mine.name)
-    if game.status == "running":
+    if game.status == GameStatus.RUNNING:
         return _join_running(ctx, room, me)
-    if game.status != "lobby":
+    if game.status != GameStatus.LOBBY:
         return ctx.reply("svc.join.running", code=game.code)
     if (named := _name_to_join(ctx, p, room, me)) is not None:
         _add_seat(ctx, room, me, *named)
@@ -221,7 +226,7 @@ def _add_seat(ctx: Ctx, room: Room, me: Identity, name: str, shown: set[str | No
 def take_open_seat(ctx: Ctx, room: Room) -> None:
     """A substitute takes over a seat a host opened: the character and its secrets go with it."""
     assert ctx.identity is not None and room.state is not None
-    seat = next((s for s in room.seats if s.status == "open"), None)
+    seat = next((s for s in room.seats if s.status == SeatStatus.OPEN), None)
     if seat is None:
         return ctx.reply("svc.no_seat_open", code=room.game.code)
 
@@ -244,7 +249,7 @@ def hand_over(
     everything it has learned (from the view function), and what he may do now (unless the phase
     is about to close: ``options`` False, the next phase's prompt follows)."""
     assert room.state is not None
-    seat.identity_id, seat.status, seat.cohost = person.id, "joined", False
+    seat.identity_id, seat.status, seat.cohost = person.id, SeatStatus.JOINED, False
     ctx.session.add(seat)
     room.people[person.id or 0] = person
     person.current_game_id = room.id
@@ -271,7 +276,7 @@ def leave(ctx: Ctx, room: Room) -> None:
     seat = room.seat_of(ctx.identity.id if ctx.identity else None)
     if seat is None:
         return ctx.reply("svc.not_member", code=room.game.code)
-    if room.game.status != "lobby":
+    if room.game.status != GameStatus.LOBBY:
         return ctx.reply("svc.leave.running")
     room.broadcast("svc.left", {"name": seat.name}, kind="lobby")
     room.seats.remove(seat)
@@ -314,7 +319,7 @@ def start(ctx: Ctx, room: Room) -> None:
     game = room.game
     if not room.is_host(ctx.identity.id if ctx.identity else None):
         return ctx.reply("svc.not_host")
-    if game.status != "lobby":
+    if game.status != GameStatus.LOBBY:
         return ctx.reply("svc.join.running", code=game.code)
     far = [
         (s.name, p.channel)
@@ -346,7 +351,7 @@ def start(ctx: Ctx, room: Room) -> None:
         seat.position = players.index(seat.name) + 1
         ctx.session.add(seat)
     room.seats.sort(key=lambda s: s.position)
-    game.status = "running"
+    game.status = GameStatus.RUNNING
     game.setup = {**setup, "players": players, "deck": deck, "options": dict(config.options)}
     room.log("host", "start", {"players": players})
     room.advance(state, events, None)
@@ -367,8 +372,8 @@ def games(ctx: Ctx, rows: list[tuple[Game, str | None]]) -> None:
 
 
 def _phase(game: Game) -> str:
-    if game.status == "lobby":
+    if game.status == GameStatus.LOBBY:
         return "lobby"
-    if game.status in ("over", "ended") or game.state is None:
+    if game.status in (GameStatus.OVER, GameStatus.ENDED) or game.state is None:
         return "over"
     return str(engine.from_json(game.state).phase.value)

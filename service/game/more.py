@@ -16,6 +16,7 @@ from service.game import play
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.models import Inbound, Outbox
+from service.store.status import OutboxStatus
 from service.texts.digest import SQUARE_KEYS
 from service.texts.grammar import Parsed
 from service.texts.i18n import t
@@ -46,7 +47,7 @@ def more(ctx: Ctx, room: Room, p: Parsed) -> None:
             Outbox.identity_id == me,
             Outbox.game_id == room.id,
             col(Outbox.key).in_(SQUARE_KEYS),
-            Outbox.status == "merged",
+            Outbox.status == OutboxStatus.MERGED,
             col(Outbox.id) > before,
             col(Outbox.id) < (last or 0),
         )

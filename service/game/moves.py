@@ -12,6 +12,7 @@ from service.channels import channel as channel_of
 from service.game.context import Ctx
 from service.game.room import Room
 from service.ops import metrics
+from service.store.status import GameStatus
 from service.texts import choices, grammar, houses, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed
@@ -45,9 +46,9 @@ def move(ctx: Ctx, room: Room, p: Parsed) -> None:
 def _mover(ctx: Ctx, room: Room) -> tuple[str, engine.GameState] | None:
     """The name of his seat and the game he moves in, or None once he is told why he cannot move now."""
     game, state = room.game, room.state
-    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != "running"):
+    if ctx.tap is not None and (ctx.tap.phase != game.phase_no or game.status != GameStatus.RUNNING):
         stale_tap(ctx, room)
-    elif game.status != "running" or state is None:
+    elif game.status != GameStatus.RUNNING or state is None:
         ctx.reply("svc.not_running", code=game.code)
     elif game.paused:
         ctx.reply("svc.is_paused", code=game.code)
@@ -144,7 +145,7 @@ def stale_tap(ctx: Ctx, room: Room) -> None:
     assert ctx.tap is not None and ctx.identity is not None
     game, lang = room.game, ctx.lang
     ctx.show_buttons(ctx.identity, ctx.tap, None, f"in{ctx.inbound_id}:keyboard", game_id=room.id)
-    if game.status != "running" or room.state is None:
+    if game.status != GameStatus.RUNNING or room.state is None:
         return ctx.reply("svc.tap.over", code=game.code)
     stale = t(lang, "svc.tap.stale", code=game.code)
     seat = room.seat_of(_me(ctx))

@@ -14,6 +14,7 @@ from service.game import reveal
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.models import GameEvent
+from service.store.status import GameStatus
 from service.store.unit import unit_of
 from service.texts import choices, grammar, houses, lupusburg, player_texts, render
 from service.texts.grammar import Parsed
@@ -33,12 +34,12 @@ def _me(ctx: Ctx) -> int | None:
 
 def help_(ctx: Ctx, room: Room) -> None:
     game, lang, me = room.game, ctx.lang, _me(ctx)
-    if game.status == "lobby":
+    if game.status == GameStatus.LOBBY:
         ctx.reply("svc.help.lobby", code=game.code, count=len(room.seats))
         if room.is_host(me):
             ctx.reply("svc.help.host_lobby")
         return
-    if game.status != "running" or room.state is None:
+    if game.status != GameStatus.RUNNING or room.state is None:
         ctx.reply("svc.help.over", code=game.code)
         if room.is_host(me) and room.state is not None:
             ctx.reply("svc.help.host_over")
@@ -72,7 +73,7 @@ def help_(ctx: Ctx, room: Room) -> None:
 
 def status(ctx: Ctx, room: Room) -> None:
     game = room.game
-    if game.status == "lobby" or room.state is None:
+    if game.status == GameStatus.LOBBY or room.state is None:
         return ctx.reply("svc.status.lobby", code=game.code, players=render.names(room.names(), ctx.lang))
     reader = render.Reader(
         None,
@@ -81,11 +82,11 @@ def status(ctx: Ctx, room: Room) -> None:
         sms=ctx.identity is not None and channel_of(ctx.identity.channel).short,
     )
     pv = engine.public_view(room.state)
-    if game.status == "ended":  # ended by a host: no winner, every card shown
+    if game.status == GameStatus.ENDED:  # ended by a host: no winner, every card shown
         roles = render.roles_line(engine.moderator_view(room.state)["roles"], {}, ctx.lang)
         return ctx.reply("svc.ended", code=game.code, roles=roles)
     mod = engine.moderator_view(room.state) if reader.moderator else None
-    over = pv.get("status") == "over"
+    over = pv.get("status") == Phase.OVER
     text = player_texts.status_text(
         pv, reader, room.info(ctx.identity), game.paused, mod, reveal.history(room.state) if over else None
     )
@@ -114,7 +115,7 @@ def record(ctx: Ctx, room: Room) -> None:
     """The game record (YAML, moves in English): only once the game is over, since it holds
     the seed, and so every card, and every night's choices."""
     game = room.game
-    if game.status not in ("over", "ended") and not room.is_moderator(_me(ctx)):
+    if game.status not in (GameStatus.OVER, GameStatus.ENDED) and not room.is_moderator(_me(ctx)):
         return ctx.reply("svc.record.not_yet")
     ctx.reply_text("svc.record", export(ctx, room).dumps(), room.id)
 
@@ -210,7 +211,7 @@ def talk(ctx: Ctx, room: Room, text: str) -> None:
     if seat is None:
         return ctx.reply("svc.not_seated")
     name = seat.name
-    if game.status != "running" or state is None:
+    if game.status != GameStatus.RUNNING or state is None:
         room.broadcast("svc.talk.relay", {"name": name, "text": text}, kind="talk", exclude=[me or 0])
         return
     pv = engine.public_view(state)
@@ -259,7 +260,7 @@ def overheard(ctx: Ctx, room: Room, text: str) -> bool:
         return False
     if looks_like_a_move(ctx, room, text, overheard=True):
         return False
-    if game.status == "running" and state is not None and not moderator:
+    if game.status == GameStatus.RUNNING and state is not None and not moderator:
         assert seat is not None
         if seat.name not in engine.public_view(state)["speakers"] or state.phase is Phase.NIGHT:
             return False

@@ -27,6 +27,7 @@ from service.game import lobby, series
 from service.game.context import Ctx
 from service.game.room import Room
 from service.store.models import Game, Seat
+from service.store.status import GameStatus, SeatStatus
 from service.texts.grammar import Parsed
 
 LINK = "rematch"
@@ -40,7 +41,7 @@ def again(ctx: Ctx, room: Room, p: Parsed) -> None:
     game, state = room.game, room.state
     if not room.is_host(ctx.identity.id if ctx.identity else None):
         return ctx.reply("svc.not_host")
-    if game.status in ("lobby", "running"):
+    if game.status in (GameStatus.LOBBY, GameStatus.RUNNING):
         return ctx.reply("svc.again.not_over", code=game.code)
     if state is None:  # ended in the lobby: nobody was ever dealt a card
         return ctx.reply("svc.again.none")
@@ -48,7 +49,7 @@ def again(ctx: Ctx, room: Room, p: Parsed) -> None:
         return ctx.reply("svc.again.done", code=game.code, new=game.options[LINK])
     new = _create(ctx, game, {**_setup(game), **series.setup_for_next(game, state)})
     assert new.id is not None
-    stay = [s for s in room.seats if s.status == "joined" and s.identity_id is not None]
+    stay = [s for s in room.seats if s.status == SeatStatus.JOINED and s.identity_id is not None]
     for old in stay:
         ctx.session.add(
             Seat(

@@ -35,6 +35,7 @@ from service.game.host import unseat
 from service.game.room import Room
 from service.store.db import lock_game
 from service.store.models import Absence, Game, GameEvent, Identity, PhaseMark, Seat
+from service.store.status import GameStatus, SeatStatus
 from service.store.unit import unit_of
 from service.texts import choices
 from service.texts.i18n import deadline_text, t
@@ -111,7 +112,7 @@ def remind(svc: Service, now: datetime | None = None, limit: int = 500) -> int:
                 col(Game.deadline).is_not(None),
                 col(Game.deadline) > when,
                 col(Game.deadline) <= horizon,
-                col(Game.status) == "running",
+                col(Game.status) == GameStatus.RUNNING,
                 col(Game.paused).is_(False),
             )
             .order_by(col(Game.deadline))
@@ -138,7 +139,7 @@ def _remind_game(svc: Service, game_id: int, phase_no: int) -> int:
         game = lock_game(session, game_id)
         if (
             game is None
-            or game.status != "running"
+            or game.status != GameStatus.RUNNING
             or game.paused
             or game.phase_no != phase_no
             or game.deadline is None
@@ -285,11 +286,11 @@ def tell_hosts_unreachable(svc: Service, identity_id: int, reason: str, games: I
 
         def work(session: Session, now: datetime, game_id: int = game_id) -> tuple[None, Ctx | None]:
             game = lock_game(session, game_id)
-            if game is None or game.status not in ("lobby", "running"):
+            if game is None or game.status not in (GameStatus.LOBBY, GameStatus.RUNNING):
                 return None, None
             ctx = Ctx(session, svc, now)
             room = Room(ctx, game)
-            seat = next((x for x in room.seats if x.identity_id == identity_id and x.status == "joined"), None)
+            seat = next((x for x in room.seats if x.identity_id == identity_id and x.status == SeatStatus.JOINED), None)
             if seat is None:
                 return None, None
             for host in hosts(room):

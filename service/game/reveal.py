@@ -50,7 +50,7 @@ def history(state: GameState | None) -> History | None:
     if state is None:
         return None
     view: Mapping[str, Any] = engine.public_view(state)
-    if view.get("status") != "over":
+    if view.get("status") != engine.Phase.OVER:
         view = engine.moderator_view(state)
     notes = list(view.get("history") or ())
     nights = int(view.get("night") or 0)

@@ -21,6 +21,7 @@ from service.channels import channel as channel_of
 from service.channels.base import Channel, Notice
 from service.game import ghosts, reveal, series
 from service.store.models import Game, GameEvent, Identity, Outbox, Seat
+from service.store.status import GameStatus, OutboxStatus, SeatStatus
 from service.store.unit import unit_of
 from service.texts import choices, lupusburg, render
 from service.texts.digest import SMS_OWN_VOTE, SQUARE_KEYS, VOTE_KEYS, digest_text, vote_pairs
@@ -105,7 +106,7 @@ class Room:
     # -- who --------------------------------------------------------------------------------------
     def seat_of(self, identity_id: int | None) -> Seat | None:
         for seat in self.seats:
-            if identity_id is not None and seat.identity_id == identity_id and seat.status == "joined":
+            if identity_id is not None and seat.identity_id == identity_id and seat.status == SeatStatus.JOINED:
                 return seat
         return None
 
@@ -158,7 +159,9 @@ class Room:
 
     def seated(self) -> list[tuple[Seat, Identity]]:
         return [
-            (s, self.people[s.identity_id]) for s in self.seats if s.status == "joined" and s.identity_id in self.people
+            (s, self.people[s.identity_id])
+            for s in self.seats
+            if s.status == SeatStatus.JOINED and s.identity_id in self.people
         ]
 
     def info(self, person: Identity | None = None) -> render.Info:
@@ -325,7 +328,7 @@ class Room:
         self.game.state = _remember(new)
         self.game.phase_no = new.phase_no
         if new.phase is Phase.OVER:
-            self.game.status, self.game.deadline = "over", None
+            self.game.status, self.game.deadline = GameStatus.OVER, None
         elif new.phase_no != old_phase:
             self.game.deadline = self.next_deadline(new)
         if new.phase_no != old_phase:
@@ -421,10 +424,12 @@ class Room:
         """Merge what was held for digest and SMS readers into one summary each. ``seating_shown``:
         the game starts, and its first text names everyone seated: the joins go without saying."""
         s = self.ctx.session
-        query = select(Outbox).where(Outbox.game_id == self.id, Outbox.status == "held").order_by(col(Outbox.id))
+        query = (
+            select(Outbox).where(Outbox.game_id == self.id, Outbox.status == OutboxStatus.HELD).order_by(col(Outbox.id))
+        )
         # Held rows this transaction staged (or changed) must be written before the read; nothing else
         # bears on it, so the new state and events are left to the command's one flush at the end.
-        with unit_of(s).reading(Outbox, staged=lambda o: o.status == "held"):
+        with unit_of(s).reading(Outbox, staged=lambda o: o.status == OutboxStatus.HELD):
             held = list(s.exec(query))
         by_person: dict[int, list[Outbox]] = {}
         for row in held:
@@ -437,7 +442,7 @@ class Room:
             if person is None:
                 continue
             for row in rows:
-                row.status = "merged"
+                row.status = OutboxStatus.MERGED
                 s.add(row)
             lang, way = person.language, channel_of(person.channel)
             known = pairs.setdefault((lang, way.name), {})

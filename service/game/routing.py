@@ -18,10 +18,11 @@ from service.game.context import Ctx
 from service.game.room import Room
 from service.store.db import bump, lock_game
 from service.store.models import Game, Identity, Seat
+from service.store.status import NOT_FINISHED, GameStatus, SeatStatus
 from service.texts import grammar
 from service.texts.grammar import Parsed
 
-ACTIVE = ("lobby", "running")
+ACTIVE = NOT_FINISHED
 """The statuses of a game still being played (or about to be)."""
 SAID = "said"
 """``Identity.language_from`` when his own words set his language."""
@@ -164,7 +165,9 @@ def _mine_query(*columns: Any) -> Any:
         select(*columns)
         .join(
             Seat,
-            (col(Seat.game_id) == col(Game.id)) & (col(Seat.identity_id) == me) & (col(Seat.status) == "joined"),
+            (col(Seat.game_id) == col(Game.id))
+            & (col(Seat.identity_id) == me)
+            & (col(Seat.status) == SeatStatus.JOINED),
             isouter=True,
         )
         .where(
@@ -218,7 +221,7 @@ def pick(ctx: Ctx, p: Parsed) -> Room | None:
     if not games:
         last = ctx.session.get(Game, ctx.identity.current_game_id) if ctx.identity.current_game_id else None
         after_end = ("status", "record", "help", "say", "again", "more", None)
-        if last is not None and last.status in ("over", "ended") and p.verb in after_end:
+        if last is not None and last.status in (GameStatus.OVER, GameStatus.ENDED) and p.verb in after_end:
             return _locked(ctx, last)
         ctx.reply({"help": "svc.help.none", "again": "svc.again.none"}.get(p.verb or "", "svc.not_in_game"))
         return None
@@ -238,7 +241,9 @@ def _move_fits(ctx: Ctx, game: Game | None, p: Parsed) -> bool:
     if game is None or game.state is None or ctx.identity is None:
         return False
     seat = ctx.session.exec(
-        select(Seat).where(Seat.game_id == game.id, Seat.identity_id == ctx.identity.id, Seat.status == "joined")
+        select(Seat).where(
+            Seat.game_id == game.id, Seat.identity_id == ctx.identity.id, Seat.status == SeatStatus.JOINED
+        )
     ).first()
     if seat is None:
         return False

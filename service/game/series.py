@@ -18,6 +18,7 @@ from engine import GameConfig, GameState, RuleSet
 from engine.lupusburg import series as engine_series
 from engine.lupusburg.series import Series
 from service.store.models import Game
+from service.store.status import GameStatus
 from service.texts import render
 
 KEY = "series"
@@ -43,7 +44,7 @@ def after(game: Game, state: GameState) -> Series:
     host ended has no scores and does not count, so its first Burgomaster starts the next one)."""
     s = before(game, state.players) or engine_series.start(state.players)
     result = engine.outcome(state)
-    if game.status == "over" and result is not None and result.scores is not None:
+    if game.status == GameStatus.OVER and result is not None and result.scores is not None:
         s = engine_series.add(s, result)
     return s
 

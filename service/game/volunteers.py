@@ -21,6 +21,7 @@ from service.game import lobby
 from service.game.context import Buttons, Ctx
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat, Volunteer
+from service.store.status import GameStatus, SeatStatus
 from service.texts import grammar
 from service.texts.grammar import Parsed
 
@@ -41,7 +42,7 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         if waiting is not None:
             ctx.session.delete(waiting)
         return ctx.reply("svc.volunteer.off", code=game.code)
-    if game.status != "running" or room.state is None:
+    if game.status != GameStatus.RUNNING or room.state is None:
         return ctx.reply("svc.volunteer.not_running", code=game.code)
     mine = room.seat_of(me.id)
     if mine is not None:
@@ -50,7 +51,7 @@ def volunteer(ctx: Ctx, p: Parsed, room: Room | None) -> None:
         return ctx.reply("svc.volunteer.moderator", code=game.code)
     if room.is_former(me.id):
         return ctx.reply("svc.volunteer.former", code=game.code)
-    if any(s.status == "open" for s in room.seats):
+    if any(s.status == SeatStatus.OPEN for s in room.seats):
         if waiting is not None:
             ctx.session.delete(waiting)
         return lobby.take_open_seat(ctx, room)

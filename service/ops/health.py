@@ -31,6 +31,7 @@ from service.channels import CHANNELS
 from service.settings import Settings
 from service.store.db import transaction
 from service.store.models import Game, Heartbeat, Outbox, utcnow
+from service.store.status import GameStatus, OutboxStatus
 
 log = structlog.get_logger(__name__)
 ROLES = ("worker", "beat")
@@ -39,7 +40,7 @@ CARRIERS = ("web", "worker")
 """The processes that carry a channel's texts: the web takes them in, the worker sends them out."""
 FORGET_AFTER = timedelta(days=1)
 """Rows of processes gone without a word (killed) this long are deleted."""
-UNSENT = ("pending", "sending")
+UNSENT = (OutboxStatus.PENDING, OutboxStatus.SENDING)
 NO_HEARTBEAT = "no heartbeat: stopped, or never started"
 """A role without a row: each of its processes stopped cleanly (deleting it), or none ever ran."""
 
@@ -301,7 +302,7 @@ def liveness(db: Engine, settings: Settings, now: datetime | None = None) -> Liv
             select(func.count())
             .select_from(Game)
             .where(
-                col(Game.status) == "running",
+                col(Game.status) == GameStatus.RUNNING,
                 col(Game.paused).is_(False),
                 col(Game.deadline).is_not(None),
                 col(Game.deadline) < now - timedelta(seconds=late),
@@ -318,7 +319,7 @@ def liveness(db: Engine, settings: Settings, now: datetime | None = None) -> Liv
         failed = s.exec(
             select(func.count())
             .select_from(Outbox)
-            .where(col(Outbox.status) == "failed", col(Outbox.not_before) >= now - timedelta(hours=1))
+            .where(col(Outbox.status) == OutboxStatus.FAILED, col(Outbox.not_before) >= now - timedelta(hours=1))
         ).one()
     seen: dict[str, datetime | None] = {role: None for role in (*ROLES, "web")}
     seen.update({role: when for role, when in rows})

@@ -30,6 +30,7 @@ from sqlalchemy import Engine, event, func
 from sqlmodel import Session, col, select
 
 from service.settings import Settings, hand_down
+from service.store.status import OutboxStatus
 
 __all__ = ["CONTENT_TYPE_LATEST", "exposition"]
 
@@ -172,12 +173,12 @@ class _Database:
             depth = dict(
                 s.exec(
                     select(Outbox.status, func.count())
-                    .where(col(Outbox.status).in_(("pending", "sending", "held")))
+                    .where(col(Outbox.status).in_((OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)))
                     .group_by(col(Outbox.status))
                 ).all()
             )
         g = GaugeMetricFamily("lupus_outbox_depth", "Outbox rows not sent yet, by status.", labels=["status"])
-        for status in ("pending", "sending", "held"):
+        for status in (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD):
             g.add_metric([status], depth.get(status, 0))
         yield g
         yield GaugeMetricFamily(

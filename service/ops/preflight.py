@@ -23,8 +23,9 @@ from service.ops.health import CARRIERS, carried, live_processes
 from service.settings import Settings, redis_tls_options
 from service.store.db import is_sqlite, make_engine
 from service.store.models import Game, Identity, Seat, utcnow
+from service.store.status import NOT_FINISHED
 
-NOT_OVER = ("lobby", "running")
+NOT_OVER = NOT_FINISHED
 WOULD = {"web": "answer its players' messages 404", "worker": "leave its players' texts unsent"}
 
 

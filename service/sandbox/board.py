@@ -11,12 +11,13 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.store.models import Game, Identity, Outbox, Seat
+from service.store.status import GameStatus, OutboxStatus, SeatStatus
 from service.texts.i18n import deadline_text, has, t
 
 Phones = dict[tuple[str, str], str]
 #: The page lists the games being played first, then those waiting for players, then the finished
 #: ones (over, ended), the newest first in each.
-ORDER = {"running": 0, "lobby": 1}
+ORDER: dict[str, int] = {GameStatus.RUNNING: 0, GameStatus.LOBBY: 1}
 
 
 def games(db: Engine, phones: Phones) -> list[dict[str, Any]]:
@@ -27,7 +28,7 @@ def games(db: Engine, phones: Phones) -> list[dict[str, Any]]:
         seats = s.exec(
             select(Seat, Identity)
             .join(Identity, col(Identity.id) == col(Seat.identity_id))
-            .where(col(Seat.status) == "joined")
+            .where(col(Seat.status) == SeatStatus.JOINED)
             .order_by(col(Seat.position), col(Seat.id))
         ).all()
         hosts = {
@@ -70,7 +71,7 @@ def failures(db: Engine, phones: Phones) -> list[dict[str, Any]]:
         rows = s.exec(
             select(Outbox, Identity)
             .join(Identity, col(Identity.id) == col(Outbox.identity_id))
-            .where(col(Outbox.status) == "failed")
+            .where(col(Outbox.status) == OutboxStatus.FAILED)
             .order_by(col(Outbox.id).desc())
             .limit(50)
         ).all()
@@ -90,7 +91,7 @@ def failures(db: Engine, phones: Phones) -> list[dict[str, Any]]:
 
 def phase(game: Game) -> str:
     """``night 2``, ``day 1 nominations``, ``day 1 ballot``, ``over``: where a game stands."""
-    if game.status != "running" or not game.state:
+    if game.status != GameStatus.RUNNING or not game.state:
         return game.status
     pv = engine.public_view(engine.from_json(game.state))
     name = str(pv.get("phase", ""))
@@ -105,11 +106,11 @@ def line(game: Game, pv: engine.PublicView, players: int) -> str:
     """The game in a line: "#GJMR · night 1 until Sat 5 Dec 21:55 CET · 8 players" (the deadline as
     its phones write it), "... · paused · ...", "#GJMR · over: the Humans won · 8 players"."""
     code, count = f"#{game.code}", f"{players} player{'' if players == 1 else 's'}"
-    if game.status == "lobby":
+    if game.status == GameStatus.LOBBY:
         return f"{code} · waiting for players · {count if players else 'none yet'} (its host writes start)"
-    if game.status == "ended":
+    if game.status == GameStatus.ENDED:
         return f"{code} · ended by its host · {count}"
-    if game.status == "over":
+    if game.status == GameStatus.OVER:
         return f"{code} · over{_won(pv)} · {count}"
     if game.paused:
         return f"{code} · {phase(game)} · paused · {count}"

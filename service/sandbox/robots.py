@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 import engine
 from engine.playout import random_moves
 from service.store.models import Game, Identity, Seat
+from service.store.status import GameStatus, SeatStatus
 
 Address = tuple[str, str]  # (channel, address): how the service knows a person
 
@@ -28,14 +29,16 @@ def pending_moves(
     wanted = set(robots)
     out: list[tuple[Address, str]] = []
     with Session(db) as session:
-        games = session.exec(select(Game).where(col(Game.status) == "running", col(Game.paused).is_(False))).all()
+        games = session.exec(
+            select(Game).where(col(Game.status) == GameStatus.RUNNING, col(Game.paused).is_(False))
+        ).all()
         for game in games:
             if game.state is None or game.id is None:
                 continue
             rows = session.exec(
                 select(Seat.name, Identity.channel, Identity.address)
                 .join(Identity, col(Identity.id) == col(Seat.identity_id))
-                .where(col(Seat.game_id) == game.id, col(Seat.status) == "joined")
+                .where(col(Seat.game_id) == game.id, col(Seat.status) == SeatStatus.JOINED)
             ).all()
             mine = {name: (channel, address) for name, channel, address in rows if (channel, address) in wanted}
             if not mine:

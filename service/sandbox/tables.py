@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from service.game.app import Service
 from service.sandbox.phones import Phone
 from service.store.models import Game, Identity
+from service.store.status import GameStatus
 
 
 class Host(Protocol):
@@ -32,7 +33,7 @@ class Tables:
             game = s.exec(select(Game).where(col(Game.code) == wanted)).first()
         if game is None:
             raise ValueError(f"There is no game #{wanted}.")
-        if game.status != "lobby":
+        if game.status != GameStatus.LOBBY:
             raise ValueError(f"#{wanted} is {game.status}: robots join a game in its lobby.")
         names = []
         for i in range(count):

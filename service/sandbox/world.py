@@ -47,6 +47,7 @@ from service.sandbox.tables import Tables
 from service.settings import Settings
 from service.store.db import is_sqlite, make_engine, upgrade
 from service.store.models import Game
+from service.store.status import GameStatus
 from service.texts.i18n import deadline_text
 
 log = logging.getLogger(__name__)
@@ -234,7 +235,7 @@ class Sandbox(Tables):
         assert self.service is not None
         with Session(self.service.db) as s:
             games = list(s.exec(select(Game).order_by(col(Game.id))))
-        running = [g for g in games if g.status == "running"]
+        running = [g for g in games if g.status == GameStatus.RUNNING]
         if code:
             wanted = code.strip().lstrip("#").upper()
             game = next((g for g in games if g.code == wanted), None)
@@ -246,9 +247,9 @@ class Sandbox(Tables):
             return Advanced("Several games are running: pick one (" + ", ".join(f"#{g.code}" for g in running) + ").")
         else:
             game = running[0]
-        if game.status == "lobby":
+        if game.status == GameStatus.LOBBY:
             return Advanced(f"#{game.code} has not started: no deadline yet (its host writes start).")
-        if game.status != "running":
+        if game.status != GameStatus.RUNNING:
             return Advanced(f"#{game.code} is {game.status}: it has no deadline.")
         if game.paused or game.deadline is None:
             return Advanced(f"#{game.code} is paused: no deadline to move to (its host writes resume).")

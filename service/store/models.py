@@ -13,6 +13,8 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from service.store.status import GameStatus, OutboxStatus, SeatStatus
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -56,7 +58,7 @@ class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     code: str = Field(max_length=8, unique=True, index=True)
     rules: str = Field(default="tabula", max_length=16)
-    status: str = Field(default="lobby", max_length=16, index=True)
+    status: str = Field(default=GameStatus.LOBBY, max_length=16, index=True)
     """lobby, running, over (ended by the rules) or ended (by a host)."""
     setup: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     """How to build the deck: ``theme`` or ``deck`` (role names); else the default deck."""
@@ -94,7 +96,7 @@ class Seat(SQLModel, table=True):
     name: str = Field(max_length=32)
     """The name the engine knows; it stays when a substitute takes the seat over."""
     position: int = 0
-    status: str = Field(default="joined", max_length=16)
+    status: str = Field(default=SeatStatus.JOINED, max_length=16)
     """joined; open (waiting for a substitute); vacant (removed by a host)."""
     cohost: bool = False
     last_list: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
@@ -149,7 +151,7 @@ class Outbox(SQLModel, table=True):
     key: str = Field(max_length=64)
     """The message key it was rendered from (for tests, metrics and the digest)."""
     text: str = Field(sa_column=Column(Text, nullable=False))
-    status: str = Field(default="pending", max_length=16, index=True)
+    status: str = Field(default=OutboxStatus.PENDING, max_length=16, index=True)
     """pending, sent, failed (gave up), held (waiting for a digest), merged (into a digest), missed
     (written while its reader was away, after STOP: never sent; what he is told he missed)."""
     attempts: int = 0

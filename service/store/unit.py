@@ -33,6 +33,7 @@ from sqlmodel import Session
 
 from service.store.db import insert_rows
 from service.store.models import GameEvent, Identity, Outbox
+from service.store.status import OutboxStatus
 
 _KEY = "lupus.unit"
 """``session.info`` key of the session's ``Unit``: the only one this module and its callers use."""
@@ -53,7 +54,7 @@ class Letter:
     dedup_key: str
     not_before: datetime
     created_at: datetime
-    status: str = "pending"
+    status: str = OutboxStatus.PENDING
     buttons: list[list[dict[str, str]]] | None = None
     action: str | None = None
     id: int | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from engine import Phase
 from engine.viewing import PlayerView, PublicView, TabulaPlayerView
 from service.texts import houses, lupusburg
 from service.texts.history import history_text
@@ -58,7 +59,7 @@ def status_text(
     winners, every card and (``history``: the notebook and how many nights were played) what
     happened, which an SMS reader's end text leaves to this answer."""
     lang = reader.lang
-    if pv["status"] == "over":
+    if pv["status"] == Phase.OVER:
         line = roles_by_card if reader.sms else roles_line
         key = "svc.status.over.points" if lupusburg.won_on_points(pv) else "svc.status.over"
         lines = [
