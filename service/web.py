@@ -25,6 +25,7 @@ import hmac
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -146,6 +147,128 @@ class CountUpdates:
         await self.app(scope, receive, counted)
 
 
+def _ping_database(web: Web) -> None:
+    with web.service.db.connect() as conn:
+        conn.execute(sql("select 1"))
+
+
+def _ping_broker(cfg: Settings) -> None:
+    import redis
+
+    client = redis.Redis.from_url(
+        cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3, **redis_tls_options(cfg.REDIS_URL)
+    )
+    try:
+        client.ping()
+    finally:
+        client.close()
+
+
+async def _reach(web: Web, out: dict[str, Any]) -> bool:
+    """Whether the database and the broker (where there is one) answer, each said in ``out``."""
+    cfg = web.settings
+    ok = True
+    checks = (
+        ("database", partial(_ping_database, web), True),
+        ("broker", partial(_ping_broker, cfg), bool(cfg.REDIS_URL)),
+    )
+    for name, check, wanted in checks:
+        if not wanted:
+            out[name] = "not configured"
+            continue
+        try:
+            await run_in_threadpool(check)
+            out[name] = "ok"
+        except Exception as e:  # the driver's words: `database "x" does not exist`, a refused port
+            ok, out[name] = False, f"unreachable: {reason(getattr(e, 'orig', None) or e)}"
+    return ok
+
+
+async def _live(web: Web, out: dict[str, Any], problems: list[str]) -> bool:
+    """Whether the worker, beat, phases and channels are well (``service.ops.health``), said in
+    ``out`` and ``problems``; required only with a shared broker."""
+    cfg = web.settings
+    try:
+        live = await run_in_threadpool(liveness, web.service.db, cfg)
+        out.update(live.report())
+        # Only where the worker and beat are processes of their own (a shared broker): the sandbox
+        # runs them inside its own process, and writes no heartbeat.
+        out["liveness"] = "required" if cfg.REDIS_URL else "not required (no REDIS_URL)"
+        if cfg.REDIS_URL:
+            problems += live.problems()
+            return live.ok
+    except Exception as e:  # not migrated yet, most likely
+        problems.append(f"liveness unreadable: {type(e).__name__} (is the database migrated? lupus db upgrade)")
+        return False
+    return True
+
+
+async def home() -> str:
+    return HOME
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """The deployment's health for an operator's monitor: 503 when the database or the broker does
+    not answer, the worker or beat is silent, phases are overdue, a channel is carried by one kind
+    of process and not another, or its texts wait too long (``service.ops.health``; all but the
+    first with a shared broker only, where the worker and beat run as processes of their own)."""
+    web: Web = request.app.state.web
+    out: dict[str, Any] = {"channels": channels(web.settings)}
+    ok = await _reach(web, out)
+    problems: list[str] = [
+        f"{name} {out[name]}" for name in ("database", "broker") if str(out[name]).startswith("unreachable")
+    ]
+    if out["database"] == "ok":
+        ok = await _live(web, out, problems) and ok
+    out["problems"] = problems
+    out["status"] = "ok" if ok else "failing"
+    return JSONResponse(out, 200 if ok else 503)
+
+
+async def livez(request: Request) -> JSONResponse:
+    """This web process answers and reaches its database: what a platform's own health check
+    asks (Fly's). /healthz would take the web machines out of service, or stop a deploy, when
+    only the worker is down, and a web that takes webhooks is what lets the players' moves in."""
+    try:
+        await run_in_threadpool(_ping_database, request.app.state.web)
+    except Exception as e:
+        return JSONResponse({"status": "failing", "database": f"unreachable: {type(e).__name__}"}, 503)
+    return JSONResponse({"status": "ok", "database": "ok"})
+
+
+async def metrics_route(request: Request) -> Response:
+    """Prometheus' text format: this machine's counters and the deployment's gauges."""
+    web: Web = request.app.state.web
+    cfg = web.settings
+    if cfg.METRICS_TOKEN and not hmac.compare_digest(
+        request.headers.get("authorization", "").encode(), f"Bearer {cfg.METRICS_TOKEN}".encode()
+    ):
+        raise HTTPException(401, "a bearer token is needed (METRICS_TOKEN)")
+
+    def read() -> bytes:
+        try:
+            return metrics.exposition(cfg, web.service.db)
+        except Exception as e:  # the database is away: the counters still say something
+            log.warning("metrics: gauges unreadable: %s", e)
+            return metrics.exposition(cfg, None)
+
+    return Response(await run_in_threadpool(read), media_type=metrics.CONTENT_TYPE_LATEST)
+
+
+def add_webhooks(app: FastAPI, web: Web) -> None:
+    """Each registered channel's routes, and the count of the updates they bring (``CountUpdates``)."""
+    for hook in web.webhooks.values():
+        app.include_router(hook.router)
+    routes = {path: name for name, hook in web.webhooks.items() for path in hook.updates}
+    app.add_middleware(CountUpdates, routes=routes)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    await app.state.web.close()
+
+
 def create_app(
     settings: Settings | None = None, service: Service | None = None, *, after_commit: AfterCommit | None = None
 ) -> FastAPI:
@@ -155,109 +278,13 @@ def create_app(
     cfg = settings or (service.settings if service is not None else get_settings())
     init_sentry(cfg, "web")
     web = Web(cfg, service, after_commit)
-
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        await web.close()
-
     app = FastAPI(title="Lupus by Message", openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.web = web
-
-    @app.get("/", response_class=HTMLResponse)
-    async def home() -> str:
-        return HOME
-
-    @app.get("/healthz")
-    async def healthz() -> JSONResponse:
-        """The deployment's health for an operator's monitor: 503 when the database or the broker does
-        not answer, the worker or beat is silent, phases are overdue, a channel is carried by one kind
-        of process and not another, or its texts wait too long (``service.ops.health``; all but the
-        first with a shared broker only, where the worker and beat run as processes of their own)."""
-        out: dict[str, Any] = {"channels": channels(cfg)}
-
-        def database() -> None:
-            with web.service.db.connect() as conn:
-                conn.execute(sql("select 1"))
-
-        def broker() -> None:
-            import redis
-
-            client = redis.Redis.from_url(
-                cfg.REDIS_URL or "", socket_timeout=3, socket_connect_timeout=3, **redis_tls_options(cfg.REDIS_URL)
-            )
-            try:
-                client.ping()
-            finally:
-                client.close()
-
-        ok = True
-        for name, check, wanted in (("database", database, True), ("broker", broker, bool(cfg.REDIS_URL))):
-            if not wanted:
-                out[name] = "not configured"
-                continue
-            try:
-                await run_in_threadpool(check)
-                out[name] = "ok"
-            except Exception as e:  # the driver's words: `database "x" does not exist`, a refused port
-                ok, out[name] = False, f"unreachable: {reason(getattr(e, 'orig', None) or e)}"
-        problems: list[str] = [
-            f"{name} {out[name]}" for name in ("database", "broker") if str(out[name]).startswith("unreachable")
-        ]
-        if out["database"] == "ok":
-            try:
-                live = await run_in_threadpool(liveness, web.service.db, cfg)
-                out.update(live.report())
-                # Only where the worker and beat are processes of their own (a shared broker): the
-                # sandbox runs them inside its own process, and writes no heartbeat.
-                out["liveness"] = "required" if cfg.REDIS_URL else "not required (no REDIS_URL)"
-                if cfg.REDIS_URL:
-                    problems += live.problems()
-                    ok = ok and live.ok
-            except Exception as e:  # not migrated yet, most likely
-                ok = False
-                problems.append(f"liveness unreadable: {type(e).__name__} (is the database migrated? lupus db upgrade)")
-        out["problems"] = problems
-        out["status"] = "ok" if ok else "failing"
-        return JSONResponse(out, 200 if ok else 503)
-
-    @app.get("/livez")
-    async def livez() -> JSONResponse:
-        """This web process answers and reaches its database: what a platform's own health check
-        asks (Fly's). /healthz would take the web machines out of service, or stop a deploy, when
-        only the worker is down, and a web that takes webhooks is what lets the players' moves in."""
-
-        def database() -> None:
-            with web.service.db.connect() as conn:
-                conn.execute(sql("select 1"))
-
-        try:
-            await run_in_threadpool(database)
-        except Exception as e:
-            return JSONResponse({"status": "failing", "database": f"unreachable: {type(e).__name__}"}, 503)
-        return JSONResponse({"status": "ok", "database": "ok"})
-
-    @app.get("/metrics")
-    async def metrics_route(request: Request) -> Response:
-        """Prometheus' text format: this machine's counters and the deployment's gauges."""
-        if cfg.METRICS_TOKEN and not hmac.compare_digest(
-            request.headers.get("authorization", "").encode(), f"Bearer {cfg.METRICS_TOKEN}".encode()
-        ):
-            raise HTTPException(401, "a bearer token is needed (METRICS_TOKEN)")
-
-        def read() -> bytes:
-            try:
-                return metrics.exposition(cfg, web.service.db)
-            except Exception as e:  # the database is away: the counters still say something
-                log.warning("metrics: gauges unreadable: %s", e)
-                return metrics.exposition(cfg, None)
-
-        return Response(await run_in_threadpool(read), media_type=metrics.CONTENT_TYPE_LATEST)
-
-    for hook in web.webhooks.values():
-        app.include_router(hook.router)
-    routes = {path: name for name, hook in web.webhooks.items() for path in hook.updates}
-    app.add_middleware(CountUpdates, routes=routes)
+    app.add_api_route("/", home, methods=["GET"], response_class=HTMLResponse)
+    app.add_api_route("/healthz", healthz, methods=["GET"])
+    app.add_api_route("/livez", livez, methods=["GET"])
+    app.add_api_route("/metrics", metrics_route, methods=["GET"])
+    add_webhooks(app, web)
     return app
 
 

@@ -155,7 +155,15 @@ def make_app(sandbox: World) -> FastAPI:
     app = FastAPI(title="Lupus sandbox", openapi_url=None, docs_url=None, redoc_url=None)
     app.mount("/telegram", sandbox.telegram.app)
     app.mount("/twilio", sandbox.twilio.app)
-    page = files("service.sandbox").joinpath("index.html").read_text(encoding="utf-8")
+    add_refusals(app)
+    add_page(app, sandbox)
+    add_phones(app, sandbox)
+    add_games(app, sandbox)
+    return app
+
+
+def add_refusals(app: FastAPI) -> None:
+    """What a refused or failed request is answered: one sentence in ``detail``."""
 
     @app.exception_handler(RequestValidationError)
     async def readable(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -175,15 +183,10 @@ def make_app(sandbox: World) -> FastAPI:
         # Starlette logs the exception with its traceback after this answer: the terminal shows why.
         return JSONResponse({"detail": f"The sandbox failed ({type(exc).__name__}): {SEE_TERMINAL}"}, 500)
 
-    def phone_of(name: str) -> str:
-        if name not in sandbox.phones:
-            raise HTTPException(404, f"There is no phone called {name}.")
-        return name
 
-    def answered(status: int) -> JSONResponse:
-        if status >= 300:
-            return JSONResponse({"detail": f"The bot failed on that message (HTTP {status}): {SEE_TERMINAL}"}, 502)
-        return JSONResponse({"status": status})
+def add_page(app: FastAPI, sandbox: World) -> None:
+    """The page itself, and the state it polls."""
+    page = files("service.sandbox").joinpath("index.html").read_text(encoding="utf-8")
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
@@ -192,6 +195,22 @@ def make_app(sandbox: World) -> FastAPI:
     @app.get("/api/state")
     def state() -> dict[str, Any]:
         return sandbox.snapshot()
+
+
+def answered(status: int) -> JSONResponse:
+    """What the page is told of the webhook's answer to a phone's message."""
+    if status >= 300:
+        return JSONResponse({"detail": f"The bot failed on that message (HTTP {status}): {SEE_TERMINAL}"}, 502)
+    return JSONResponse({"status": status})
+
+
+def add_phones(app: FastAPI, sandbox: World) -> None:
+    """A new phone, and what a phone writes or taps."""
+
+    def phone_of(name: str) -> str:
+        if name not in sandbox.phones:
+            raise HTTPException(404, f"There is no phone called {name}.")
+        return name
 
     @app.post("/api/phones")
     def add_phone(body: NewPhone) -> dict[str, Any]:
@@ -217,6 +236,10 @@ def make_app(sandbox: World) -> FastAPI:
             raise HTTPException(400, str(e)) from None
         return answered(status)
 
+
+def add_games(app: FastAPI, sandbox: World) -> None:
+    """The games' buttons: the next deadline now, robots to a lobby, a quick game."""
+
     @app.post("/api/next-deadline")
     def next_deadline(body: Next | None = None) -> dict[str, Any]:
         done = sandbox.advance(body.code if body else None)
@@ -236,5 +259,3 @@ def make_app(sandbox: World) -> FastAPI:
     @app.post("/api/quick-game")
     def quick_game(body: Quick) -> dict[str, Any]:
         return {"code": sandbox.quick_game(size=body.size)}
-
-    return app
