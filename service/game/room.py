@@ -4,8 +4,6 @@ one way anything is said in a game (``broadcast``), which logs it and writes the
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -19,7 +17,7 @@ import engine
 from engine import Event, GameState, Phase
 from service.channels import channel as channel_of
 from service.channels.base import Channel, Notice
-from service.game import ghosts, reveal, series
+from service.game import ghosts, reveal, series, states
 from service.store.models import Game, GameEvent, Identity, Outbox, Seat
 from service.store.status import GameStatus, OutboxStatus, SeatStatus
 from service.store.unit import unit_of
@@ -47,37 +45,6 @@ _SEATS = (
 )
 
 
-_STATES: OrderedDict[str, GameState] = OrderedDict()
-"""The states this process last read or wrote, by their JSON: a state is an immutable value, so the
-next command on a game finds the one the previous command saved without parsing it again."""
-_STATES_KEPT = 256
-_STATES_LOCK = threading.Lock()  # commands run in a thread pool
-
-
-def _state(text: str) -> GameState:
-    with _STATES_LOCK:
-        state = _STATES.get(text)
-        if state is not None:
-            _STATES.move_to_end(text)
-            return state
-    state = engine.from_json(text)
-    _keep(text, state)
-    return state
-
-
-def _remember(state: GameState) -> str:
-    text = engine.to_json(state)
-    _keep(text, state)
-    return text
-
-
-def _keep(text: str, state: GameState) -> None:
-    with _STATES_LOCK:
-        _STATES[text] = state
-        if len(_STATES) > _STATES_KEPT:
-            _STATES.popitem(last=False)
-
-
 class Room:
     def __init__(self, ctx: Ctx, game: Game) -> None:
         assert game.id is not None
@@ -96,7 +63,7 @@ class Room:
                 (i.id, i) for i in s.exec(select(Identity).where(col(Identity.id).in_(others))) if i.id is not None
             )
         last = rows[0][2] if rows else s.exec(select(func.max(GameEvent.seq)).where(GameEvent.game_id == game.id)).one()
-        self.state: GameState | None = _state(game.state) if game.state else None
+        self.state: GameState | None = states.load(game.state) if game.state else None
         # The log's rows appended in this transaction are written at its end (``service.store.unit``).
         self._seq: int = max(last or 0, unit_of(s).last_logged(game.id))
         self._changing = False
@@ -325,7 +292,7 @@ class Room:
             else set()
         )
         self.state = new
-        self.game.state = _remember(new)
+        self.game.state = states.save(new)
         self.game.phase_no = new.phase_no
         if new.phase is Phase.OVER:
             self.game.status, self.game.deadline = GameStatus.OVER, None
