@@ -21,14 +21,14 @@ from service.channels import channel as channel_of
 from service.channels import shown_as
 from service.game import ghosts, series
 from service.game.context import Buttons, Ctx
-from service.game.host_choices import BadWord, Choices, ThemeList, parse_choices
+from service.game.host_choices import PHASES, BadWord, Choices, ThemeList, parse_choices
 from service.game.room import Room
 from service.store.models import Game, Identity, Seat
 from service.store.status import GameStatus, SeatStatus
 from service.texts import cards, choices, player_texts, render
 from service.texts.errors import error_text
 from service.texts.grammar import Parsed, fold
-from service.texts.i18n import role_name, t, zone_of
+from service.texts.i18n import duration_text, role_name, t, zone_of
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 MAX_NAME = 20
@@ -102,6 +102,18 @@ def _tell_mute(ctx: Ctx, game: Game, c: Choices) -> None:
     ctx.reply("svc.mute.on" if game.group_id is not None else "svc.mute.no_group", code=game.code)
 
 
+def _phase_times(lang: str, options: dict[str, Any]) -> str:
+    """The phase lengths or ends just chosen, in words: "notte 2 ore, votazione 4 ore"."""
+    times = []
+    for phase in PHASES:
+        name = t(lang, f"phase.name.{phase}")
+        if (minutes := options.get(f"{phase}_minutes")) is not None:
+            times.append(f"{name} {duration_text(minutes * 60, lang)}")
+        elif (at := options.get(f"{phase}_at")) is not None:
+            times.append(t(lang, "svc.set.until", phase=name, time=at))
+    return ", ".join(times)
+
+
 def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     """A host changes what he chose: anything in the lobby; phase lengths and times later too."""
     game = room.game
@@ -137,6 +149,8 @@ def set_(ctx: Ctx, room: Room, p: Parsed) -> None:
     room.log("host", "set", {"args": list(p.args)})
     if c.setup or c.rules:
         tell_deck(ctx, room)
+    elif times := _phase_times(ctx.lang, c.options):  # said back, so that a host sees what was understood
+        ctx.reply("svc.set.times", code=game.code, times=times)
     else:
         ctx.reply("svc.set.ok", code=game.code)
     _tell_mute(ctx, game, c)

@@ -134,3 +134,16 @@ def test_a_games_zone_follows_its_language_when_the_host_names_none(h: Harness) 
     assert h.game().timezone == "Europe/London"
     h.say("h4", "set lang it")
     assert (h.game().language, h.game().timezone) == ("it", "Europe/London")
+
+
+def test_a_host_who_sets_phase_times_is_told_them_back_in_his_words(h: Harness) -> None:
+    # Seen: "imposta notte 2h giorno 4h" was answered "Partita GE2F: fatto.", and the host could not
+    # tell what had been understood.
+    h.say("capo", "nuova")
+    code = h.game().code
+    assert h.say("capo", "imposta notte 2h giorno 4h") == [f"Partita {code}: notte 2 ore, votazione 4 ore."]
+    assert h.say("capo", "imposta ballottaggio 18:30") == [f"Partita {code}: ballottaggio fino alle 18:30."]
+    h.say("boss", "new")
+    code = h.game().code
+    assert h.say("boss", "set night 90m") == [f"Game {code}: night 1 hour 30 minutes."]
+    assert h.say("boss", "set shuffle off") == [f"Game {code}: noted."]  # not a time: noted, as before
