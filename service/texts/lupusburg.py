@@ -32,8 +32,10 @@ def told_otherwise(key: str, data: Mapping[str, Any]) -> set[str]:
 
 def ballot_variant(data: Mapping[str, Any], reader: Any) -> str | None:
     """The ballot's opening: Lupusburg's (each living character that is no suspect gives a vote),
-    and for a reader who votes, the one his options follow."""
+    for a reader who votes the one his options follow, and for a suspect why he has none."""
     lupusburg = "lupusburg" if data.get("burgomaster") else None
+    if not lupusburg and reader.name in data.get("suspects", ()):  # told why he has no vote
+        return "suspect"
     voter = "voter" if reader.acts else None
     return ".".join(x for x in (lupusburg, voter) if x) or None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 from babel.messages.pofile import read_po
@@ -392,3 +393,22 @@ def test_a_tie_names_whom_the_order_around_the_table_is_counted_from(
     assert burgomaster in render.event_text("day.ballots", ballots, render.Reader("ann", lang), info)
     ballots["order"] = order
     assert render.event_text("day.ballots", ballots, render.Reader("ann", lang, sms=True), info).startswith(sms)
+
+
+@pytest.mark.parametrize(
+    ("reader", "says"),
+    [
+        (
+            render.Reader("gino", "it", sms=True),
+            "Ballottaggio: dan o gino, fino a dom 6 dic 05:35 CET. Sei indiziato: non voti.",
+        ),
+        (render.Reader("gino", "es"), "estás entre los sospechosos, así que no votas"),
+        (render.Reader("gino", "en"), "you are a suspect, so you do not vote"),
+        (render.Reader("ann", "it", acts=True), "Ballottaggio: voti in segreto per uno degli indiziati."),
+    ],
+)
+def test_a_suspect_is_told_why_he_has_no_vote_in_the_ballot(reader: render.Reader, says: str) -> None:
+    # Seen by SMS: a suspect read only "Ballottaggio: Dan o Gino, fino a dom 05:35 CET." and learned
+    # that he may not vote when his vote was refused.
+    info = render.Info("GE2F", "Europe/Rome", datetime(2026, 12, 6, 4, 35, tzinfo=UTC))
+    assert says in render.event_text("phase.ballot", {"suspects": ["dan", "gino"]}, reader, info)
