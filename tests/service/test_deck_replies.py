@@ -45,8 +45,9 @@ def test_set_deck_answers_with_the_deck_for_the_players_now_in(h: Harness) -> No
     assert h.say("host", "set tabula deck seer") == [
         f"Game {code}: noted. The deck for the 8 players now in: Seer (1), Villager (5), Werewolf (2)."
     ]
-    # Not a deck: the short answer as before.
-    assert h.say("host", "set night 2h") == [f"Game {code}: noted."]
+    # Not a deck: the phase time said back (test_lobby), and a yes-or-no choice noted as before.
+    assert h.say("host", "set night 2h") == [f"Game {code}: night 2 hours."]
+    assert h.say("host", "set shuffle on") == [f"Game {code}: noted."]
 
 
 def test_too_many_werewolves_are_noted_with_why_and_start_refuses_until_a_sixteenth(h: Harness) -> None:
