@@ -135,7 +135,6 @@ def _phase_now(ctx: Ctx, room: Room, seat: Seat, several: bool) -> bool:
         + render.event_text(f"phase.{phase}", data, reader, room.info(ctx.identity))
     ]
     if actions:
-        listed = choices.options(actions, reader.lang, sms=True, seats=room.names())[0]
-        lines.append(t(reader.lang, "sms.svc.options", options=listed))
+        lines.append(choices.options_text(actions, reader.lang, True, seats=room.names()))
     ctx.reply_text("svc.options", "\n".join(lines), room.id)
     return True

@@ -18,7 +18,7 @@ from service.settings import Settings
 from service.store.models import Identity
 from service.store.status import OutboxStatus
 from service.store.unit import Letter, unit_of
-from service.texts.i18n import has, t
+from service.texts.i18n import sms_key, t
 
 __all__ = ["Buttons", "Ctx", "Tap"]
 
@@ -236,7 +236,7 @@ class Ctx:
     def reply(self, key: str, **data: Any) -> None:
         """Answer him with ``key``, in its short ``sms.`` form if his channel reads short and it has one."""
         short = self.identity is not None and channel(self.identity.channel).short
-        self.reply_text(key, t(self.lang, f"sms.{key}" if short and has("en", f"sms.{key}") else key, **data))
+        self.reply_text(key, t(self.lang, sms_key(key, short), **data))
 
     def reply_text(self, key: str, text: str, game_id: int | None = None, buttons: Buttons | None = None) -> None:
         assert self.identity is not None

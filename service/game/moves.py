@@ -118,10 +118,9 @@ def offer_opened(ctx: Ctx, room: Room, opened: list[str]) -> None:
     if not opened or ctx.identity is None:
         return
     short = channel_of(ctx.identity.channel).short
-    listed = choices.options(opened, ctx.lang, short, seats=room.names())[0]
     ctx.reply_text(
         "svc.options",
-        t(ctx.lang, render.sms_key("svc.options", short), options=listed),
+        choices.options_text(opened, ctx.lang, short, seats=room.names()),
         room.id,
         buttons=ctx.keyboard(opened, room.game.code, ctx.lang, phase=room.game.phase_no, seats=room.names()),
     )

@@ -376,12 +376,10 @@ class Room:
             if not actions:
                 continue
             way = channel_of(person.channel)
-            listed = choices.options(actions, person.language, way.short, seats=seats)[0]
-            key = render.sms_key("svc.options", way.short)
             self.ctx.send(
                 person,
                 "svc.options",
-                t(person.language, key, options=listed),
+                choices.options_text(actions, person.language, way.short, seats=seats),
                 f"g{self.id}:p{self.game.phase_no}:i{person.id}:opt",
                 game_id=self.id,
                 buttons=way.keyboard(actions, self.game.code, person.language, phase=self.game.phase_no, seats=seats),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.texts import houses
-from service.texts.i18n import has, t
+from service.texts.i18n import has, sms_key, t
 
 
 def verb_word(lang: str, verb: str) -> str:
@@ -22,6 +22,11 @@ def seat_number(target: str, seats: Sequence[str]) -> str | None:
         return str(seats.index(target) + 1)
     owner, colon, side = target.rpartition(":")
     return f"{seats.index(owner) + 1}:{side}" if colon and owner in seats else None
+
+
+def options_text(actions: Sequence[str], lang: str, sms: bool, *, seats: Sequence[str]) -> str:
+    """The line that offers ``actions``: "Choose by number or name: vote 2 bob, 5 eve" (``options``)."""
+    return t(lang, sms_key("svc.options", sms), options=options(actions, lang, sms, seats=seats)[0])
 
 
 def options(actions: Sequence[str], lang: str, sms: bool = False, *, seats: Sequence[str]) -> tuple[str, list[str]]:

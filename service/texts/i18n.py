@@ -55,6 +55,11 @@ def has(lang: str, key: str) -> bool:
     return translations(lang).gettext(key) != key
 
 
+def sms_key(key: str, sms: bool) -> str:
+    """The catalog key to read ``key`` from: its short ``sms.`` form for an SMS reader, if it has one."""
+    return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
+
+
 PLURAL_BY = "count"
 """The one rule for plural forms: a message written in the catalogs with ``msgid_plural`` takes its
 form from the ``count`` it is filled with, by the language's own Plural-Forms (Babel's ``ngettext``):

@@ -18,7 +18,7 @@ from service.texts import houses, lupusburg
 from service.texts.choices import options as options  # what a player may do, numbered: named here too
 from service.texts.choices import seat_number as seat_number
 from service.texts.choices import verb_word as verb_word
-from service.texts.i18n import deadline_text, has, role_name, t
+from service.texts.i18n import deadline_text, has, role_name, sms_key, t
 
 
 @dataclass(frozen=True)
@@ -330,11 +330,6 @@ FILLS: dict[str, Callable[[Mapping[str, Any], Reader], dict[str, Any]]] = {
     "day.ballots": _ballots,
     **lupusburg.FILLS,
 }
-
-
-def sms_key(key: str, sms: bool) -> str:
-    """The catalog key to read ``key`` from: its short ``sms.`` form for an SMS reader, if it has one."""
-    return f"sms.{key}" if sms and has("en", f"sms.{key}") else key
 
 
 #: The sides that are one character: a verb agrees with them in the singular ("the Werehamster wins").
