@@ -83,8 +83,14 @@ def test_bad_twilio_requests_get_their_4xx_and_change_nothing(stack: Stack) -> N
     for what, payload, headers, status in cases:
         r = _post(stack, "/sms/twilio", payload, headers)
         assert r.status_code == status, (what, r.status_code, r.text)
-    # Signed, but not an incoming message, or for another account.
-    for bad in ({k: v for k, v in form.items() if k != "MessageSid"}, {**form, "AccountSid": "AC" + "1" * 32}):
+    # Signed, but not an incoming message, for another account, or with a MessageSid or sender longer
+    # than Twilio's (schemathesis: a 129-character MessageSid was a 500).
+    for bad in (
+        {k: v for k, v in form.items() if k != "MessageSid"},
+        {**form, "AccountSid": "AC" + "1" * 32},
+        {**form, "MessageSid": "0" * 129},
+        {**form, "From": "+" + "1" * 200},
+    ):
         r = stack.post_sms(bad)
         assert r.status_code in (400, 403), r.text
     # The status route is signed too.

@@ -82,6 +82,16 @@ def cleaned(form: Mapping[str, str]) -> dict[str, str]:
     return {k.replace("\x00", ""): v.replace("\x00", "") for k, v in form.items()}
 
 
+#: Longer than any MessageSid ("SM" and 32 hex digits) or sender ("whatsapp:+" and 15 digits)
+#: Twilio sends, and well inside the columns that store them (a longer one was a 500).
+LONGEST_FIELD = 64
+
+
+def well_formed(form: Mapping[str, str], *fields: str) -> bool:
+    """Each of ``fields`` is there and no longer than Twilio would send it."""
+    return all(0 < len(form.get(name, "")) <= LONGEST_FIELD for name in fields)
+
+
 def keyword(form: Mapping[str, str]) -> str | None:
     """ "stop", "start" or None: what Twilio says (Advanced Opt-Out), else a keyword alone in the body."""
     kind = form.get("OptOutType", "").strip().lower()

@@ -115,7 +115,7 @@ class SmsWebhook:
 
     async def twilio_sms(self, request: Request) -> Response:
         form = await self.form(request)
-        if not form.get("MessageSid") or not form.get("From"):
+        if not inbound.well_formed(form, "MessageSid", "From"):
             raise HTTPException(400, "not an incoming message")
         await run_in_threadpool(self.handle, form)
         return Response(TWIML_EMPTY, media_type="text/xml")
@@ -123,7 +123,7 @@ class SmsWebhook:
     async def twilio_status(self, request: Request) -> Response:
         form = await self.form(request)
         key = (request.query_params.get("key") or "").replace("\x00", "")
-        if not key or not form.get("MessageSid"):
+        if not key or not inbound.well_formed(form, "MessageSid"):
             raise HTTPException(400, "not a status callback")
         await run_in_threadpool(inbound.record_status, self.hub.service, key, form)
         return Response(status_code=204)
